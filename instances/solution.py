@@ -1,0 +1,64 @@
+"""The one result type every solver returns, exact ones included (DESIGN §2)."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+__all__ = ["Solution", "STATUSES"]
+
+#: Run statuses, as in the results schema (DESIGN §4).
+STATUSES = ("optimal", "feasible", "time_limit", "infeasible", "error", "memory_limit")
+
+
+@dataclass(frozen=True, eq=False)
+class Solution:
+    """A solver's answer: a partition of the records plus what the run knows about it.
+
+    Parameters
+    ----------
+    labels : ndarray of int64, shape (n,) or None
+        Group id per record; ``-1`` marks a record that is deleted (row deletion) or left
+        unclustered where the problem allows it. ``None`` when the run found no solution.
+    algorithm : str
+        Registry name of the algorithm that produced it.
+    params : mapping
+        The problem and algorithm parameters of the run (``{"k": 3}``).
+    seed : int or None
+        The run's seed.
+    status : str
+        One of :data:`STATUSES`.
+    objective : float or None
+        The solver's own claim about its cost. Never trusted: :func:`verify` recomputes it.
+    lower_bound : float or None
+        A valid lower bound on the optimum proven by this run (exact solvers: the best bound).
+    gap : float or None
+        Relative gap ``(objective - lower_bound) / objective`` of an exact run.
+    time_s : float or None
+        Wall time of the run in seconds.
+    info : mapping
+        Algorithm-specific details (phase reached, Steiner vertices used, published levels, ...).
+    """
+
+    labels: np.ndarray | None
+    algorithm: str
+    params: Mapping = field(default_factory=dict)
+    seed: int | None = None
+    status: str = "feasible"
+    objective: float | None = None
+    lower_bound: float | None = None
+    gap: float | None = None
+    time_s: float | None = None
+    info: Mapping = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"`status` must be one of {STATUSES}, got {self.status!r}")
+        if self.labels is not None:
+            labels = np.array(self.labels, dtype=np.int64, copy=True).reshape(-1)
+            labels.setflags(write=False)
+            object.__setattr__(self, "labels", labels)
+
+    def replace(self, **changes):
+        """Return a copy with the given fields changed (``dataclasses.replace``)."""
+        return replace(self, **changes)

@@ -1,0 +1,364 @@
+"""Tables of quasi-identifiers and their generalization hierarchies (DESIGN §2).
+
+A :class:`Table` holds ``n`` records by ``m`` quasi-identifier (QI) attributes as integer codes,
+with the attribute names, the value labels, an optional :class:`Hierarchy` per attribute, attribute
+weights and an optional sensitive attribute. Tables are frozen: their arrays are read-only, and
+their :attr:`Table.content_hash` identifies them.
+"""
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .errors import InstanceFormatError
+
+__all__ = ["Hierarchy", "Table"]
+
+SUPPRESSED = "*"
+
+
+def _readonly(a, dtype):
+    a = np.array(a, dtype=dtype, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Hierarchy:
+    """A value generalization hierarchy of one attribute.
+
+    Parameters
+    ----------
+    groups : ndarray of int, shape (n_values, height + 1)
+        ``groups[v, t]`` is the id of the group value ``v`` belongs to at level ``t``. Column 0 is
+        the value itself (``arange(n_values)``), the last column is all zeros (one group, printed
+        ``*``), and every level refines the next one.
+    labels : tuple of tuple of str
+        ``labels[t][g]`` is the printed label of group ``g`` at level ``t``; ``labels[0]`` are the
+        value labels.
+    """
+
+    groups: np.ndarray
+    labels: tuple
+
+    def __post_init__(self):
+        groups = _readonly(self.groups, np.int32)
+        object.__setattr__(self, "groups", groups)
+        object.__setattr__(self, "labels", tuple(tuple(str(s) for s in lv) for lv in self.labels))
+        if groups.ndim != 2 or groups.shape[1] < 2 or groups.shape[0] < 1:
+            raise InstanceFormatError("a hierarchy needs at least one value and two levels")
+        if not np.array_equal(groups[:, 0], np.arange(groups.shape[0])):
+            raise InstanceFormatError("hierarchy level 0 must be the values themselves")
+        if np.any(groups[:, -1] != 0):
+            raise InstanceFormatError("the top hierarchy level must be a single group")
+        if len(self.labels) != groups.shape[1]:
+            raise InstanceFormatError("a hierarchy needs one label list per level")
+        for t in range(groups.shape[1] - 1):
+            # Refinement: each group at level t lies inside exactly one group at level t + 1.
+            pairs = np.unique(groups[:, t : t + 2], axis=0)
+            if len(np.unique(pairs[:, 0])) != len(pairs):
+                raise InstanceFormatError(
+                    f"hierarchy level {t} does not refine level {t + 1}: a group is split"
+                )
+
+    @property
+    def n_values(self):
+        return self.groups.shape[0]
+
+    @property
+    def height(self):
+        """Number of generalization steps ``l_j`` (1 for suppression)."""
+        return self.groups.shape[1] - 1
+
+    @classmethod
+    def suppression(cls, values):
+        """The one-level hierarchy: each value, or ``*``."""
+        n = len(values)
+        groups = np.column_stack([np.arange(n), np.zeros(n, dtype=int)])
+        return cls(groups, (tuple(values), (SUPPRESSED,)))
+
+    @classmethod
+    def from_rows(cls, rows, *, attribute="?"):
+        """Build a hierarchy from ARX-style rows: ``[value, level1, ..., *]`` per value.
+
+        A top level with more than one group gets a ``*`` level appended. Raises
+        :class:`InstanceFormatError` for ragged rows, duplicate values or a level that does not
+        refine the next.
+        """
+        rows = [[str(c).strip() for c in r] for r in rows if len(r) and any(str(c) for c in r)]
+        if not rows:
+            raise InstanceFormatError(f"hierarchy of attribute {attribute!r} is empty")
+        width = len(rows[0])
+        for i, r in enumerate(rows):
+            if len(r) != width:
+                raise InstanceFormatError(
+                    f"hierarchy of attribute {attribute!r} is ragged: row {i} ({r[0]!r}) has "
+                    f"{len(r)} columns, row 0 has {width}"
+                )
+        frame = np.array(rows, dtype=object)
+        values = frame[:, 0]
+        uniq, counts = np.unique(values.astype(str), return_counts=True)
+        if np.any(counts > 1):
+            raise InstanceFormatError(
+                f"hierarchy of attribute {attribute!r} lists value {uniq[counts > 1][0]!r} twice"
+            )
+        if width == 1 or len(set(frame[:, -1])) > 1:
+            frame = np.column_stack([frame, np.full(len(rows), SUPPRESSED, dtype=object)])
+        groups, labels = [], []
+        for t in range(frame.shape[1]):
+            codes, lab = pd.factorize(pd.Series(frame[:, t]), sort=False)
+            groups.append(codes)
+            labels.append(tuple(lab))
+        try:
+            return cls(np.column_stack(groups), tuple(labels))
+        except InstanceFormatError as exc:
+            raise InstanceFormatError(f"hierarchy of attribute {attribute!r}: {exc}") from None
+
+    def common_levels(self):
+        """``H[u, v]``: the lowest level at which values ``u`` and ``v`` share a group.
+
+        Since levels refine each other this is the number of levels at which they differ.
+        """
+        g = self.groups[:, :-1]
+        return (g[:, None, :] != g[None, :, :]).sum(axis=2).astype(np.int32)
+
+    def to_dict(self):
+        return {"groups": self.groups.tolist(), "labels": [list(lv) for lv in self.labels]}
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(np.asarray(d["groups"]), tuple(tuple(x) for x in d["labels"]))
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    """``n`` records × ``m`` quasi-identifier attributes, as integer codes.
+
+    Parameters
+    ----------
+    codes : ndarray of int, shape (n, m)
+        ``codes[i, j]`` is the value code of record ``i`` on attribute ``j``.
+    attributes : tuple of str
+        Attribute names.
+    values : tuple of tuple of str
+        ``values[j][c]`` is the label of code ``c`` of attribute ``j``.
+    hierarchies : tuple of (Hierarchy or None), optional
+        A generalization hierarchy per attribute; ``None`` means suppression only.
+    weights : ndarray of float, shape (m,), optional
+        Attribute weights ``w_j`` (default 1).
+    sensitive : ndarray of int, shape (n,), optional
+        Codes of the sensitive attribute.
+    sensitive_name : str, optional
+    sensitive_values : tuple of str, optional
+    """
+
+    codes: np.ndarray
+    attributes: tuple
+    values: tuple
+    hierarchies: tuple = None
+    weights: np.ndarray = None
+    sensitive: np.ndarray = None
+    sensitive_name: str = None
+    sensitive_values: tuple = None
+
+    def __post_init__(self):
+        codes = _readonly(self.codes, np.int32)
+        if codes.ndim != 2:
+            raise InstanceFormatError(f"`codes` must be a 2-d array, got shape {codes.shape}")
+        n, m = codes.shape
+        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
+        set_("codes", codes)
+        set_("attributes", tuple(str(a) for a in self.attributes))
+        if len(self.attributes) != m or len(set(self.attributes)) != m:
+            raise InstanceFormatError(f"`attributes` must be {m} distinct names")
+        set_("values", tuple(tuple(str(v) for v in vals) for vals in self.values))
+        if len(self.values) != m:
+            raise InstanceFormatError(f"`values` must hold one label list per attribute ({m})")
+        for j in range(m):
+            if n and (codes[:, j].min() < 0 or codes[:, j].max() >= len(self.values[j])):
+                raise InstanceFormatError(
+                    f"codes of attribute {self.attributes[j]!r} fall outside its "
+                    f"{len(self.values[j])} values"
+                )
+        hier = self.hierarchies if self.hierarchies is not None else (None,) * m
+        if len(hier) != m:
+            raise InstanceFormatError(f"`hierarchies` must hold one entry per attribute ({m})")
+        for j, h in enumerate(hier):
+            if h is not None and h.n_values != len(self.values[j]):
+                raise InstanceFormatError(
+                    f"hierarchy of attribute {self.attributes[j]!r} covers {h.n_values} values, "
+                    f"the attribute has {len(self.values[j])}"
+                )
+        set_("hierarchies", tuple(hier))
+        w = np.ones(m) if self.weights is None else np.asarray(self.weights, dtype=float)
+        if w.shape != (m,) or not np.all(np.isfinite(w)) or np.any(w <= 0):
+            raise ValueError(f"`weights` must be {m} positive finite numbers, got {w.tolist()}")
+        set_("weights", _readonly(w, np.float64))
+        if self.sensitive is not None:
+            s = _readonly(self.sensitive, np.int32)
+            if s.shape != (n,):
+                raise InstanceFormatError(f"`sensitive` must have one code per record ({n})")
+            set_("sensitive", s)
+            sv = self.sensitive_values
+            if sv is None:
+                sv = tuple(str(i) for i in range(int(s.max()) + 1 if n else 0))
+            set_("sensitive_values", tuple(str(x) for x in sv))
+            if n and (s.min() < 0 or s.max() >= len(self.sensitive_values)):
+                raise InstanceFormatError("sensitive codes fall outside `sensitive_values`")
+            set_("sensitive_name", str(self.sensitive_name or "sensitive"))
+
+    # -- shape ------------------------------------------------------------------------------
+    @property
+    def n_records(self):
+        return self.codes.shape[0]
+
+    @property
+    def n_attributes(self):
+        return self.codes.shape[1]
+
+    def hierarchy(self, j):
+        """The hierarchy of attribute ``j``, the suppression hierarchy when none was given."""
+        h = self.hierarchies[j]
+        return h if h is not None else Hierarchy.suppression(self.values[j])
+
+    def unique_records(self):
+        """Collapse identical QI rows.
+
+        Returns
+        -------
+        unique : ndarray (u, m)
+        inverse : ndarray (n,) — ``codes == unique[inverse]``
+        counts : ndarray (u,)
+        """
+        uniq, inverse, counts = np.unique(
+            self.codes, axis=0, return_inverse=True, return_counts=True
+        )
+        return uniq, inverse.reshape(-1), counts
+
+    # -- construction -------------------------------------------------------------------------
+    @classmethod
+    def from_dataframe(cls, df, *, qi=None, sensitive=None, hierarchies=None, weights=None):
+        """Build a table from a DataFrame.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+        qi : list of str, optional
+            The quasi-identifier columns (default: every column but ``sensitive``).
+        sensitive : str, optional
+            The sensitive column.
+        hierarchies : dict of str -> (Hierarchy or list of rows), optional
+            Per-column hierarchies; a value of the column missing from its hierarchy raises
+            :class:`InstanceFormatError` naming the attribute and the value.
+        weights : sequence of float, optional
+        """
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"`df` must be a pandas DataFrame, got {type(df).__name__}")
+        if df.shape[0] == 0:
+            raise InstanceFormatError("the table has no records")
+        cols = list(df.columns)
+        if sensitive is not None and sensitive not in cols:
+            raise ValueError(f"`sensitive` column {sensitive!r} is not in the table {cols}")
+        qi = [c for c in cols if c != sensitive] if qi is None else list(qi)
+        unknown = [c for c in qi if c not in cols]
+        if unknown:
+            raise ValueError(f"`qi` names unknown columns {unknown}; the table has {cols}")
+        if not qi:
+            raise ValueError("`qi` must name at least one column")
+        hierarchies = dict(hierarchies or {})
+        extra = set(hierarchies) - set(qi)
+        if extra:
+            raise ValueError(f"`hierarchies` names columns that are not QI: {sorted(extra)}")
+        codes, values, hier = [], [], []
+        for c in qi:
+            col = df[c].astype(str).str.strip()
+            h = hierarchies.get(c)
+            if h is None:
+                cat = pd.Categorical(col)
+                codes.append(cat.codes)
+                values.append(tuple(cat.categories))
+                hier.append(None)
+                continue
+            if not isinstance(h, Hierarchy):
+                h = Hierarchy.from_rows(h, attribute=c)
+            index = pd.Index(h.labels[0])
+            code = index.get_indexer(col)
+            if np.any(code < 0):
+                missing = col[code < 0].iloc[0]
+                raise InstanceFormatError(
+                    f"hierarchy of attribute {c!r} has no row for value {missing!r}"
+                )
+            codes.append(code)
+            values.append(h.labels[0])
+            hier.append(h)
+        s_codes = s_values = None
+        if sensitive is not None:
+            cat = pd.Categorical(df[sensitive].astype(str).str.strip())
+            s_codes, s_values = cat.codes, tuple(cat.categories)
+        return cls(
+            np.column_stack(codes),
+            tuple(qi),
+            tuple(values),
+            tuple(hier),
+            weights,
+            s_codes,
+            sensitive,
+            s_values,
+        )
+
+    def to_dataframe(self, *, labels=True):
+        """The table as a DataFrame of value labels (or codes with ``labels=False``)."""
+        data = {}
+        for j, a in enumerate(self.attributes):
+            col = self.codes[:, j]
+            data[a] = np.asarray(self.values[j], dtype=object)[col] if labels else col
+        if self.sensitive is not None:
+            s = self.sensitive
+            data[self.sensitive_name] = (
+                np.asarray(self.sensitive_values, dtype=object)[s] if labels else s
+            )
+        return pd.DataFrame(data)
+
+    # -- serialization ------------------------------------------------------------------------
+    def to_dict(self):
+        d = {
+            "codes": self.codes.tolist(),
+            "attributes": list(self.attributes),
+            "values": [list(v) for v in self.values],
+            "hierarchies": [None if h is None else h.to_dict() for h in self.hierarchies],
+            "weights": self.weights.tolist(),
+        }
+        if self.sensitive is not None:
+            d["sensitive"] = self.sensitive.tolist()
+            d["sensitive_name"] = self.sensitive_name
+            d["sensitive_values"] = list(self.sensitive_values)
+        return d
+
+    @classmethod
+    def from_dict(cls, d):
+        try:
+            hier = tuple(None if h is None else Hierarchy.from_dict(h) for h in d["hierarchies"])
+            codes = np.asarray(d["codes"], dtype=np.int32).reshape(-1, len(d["attributes"]))
+            return cls(
+                codes,
+                tuple(d["attributes"]),
+                tuple(tuple(v) for v in d["values"]),
+                hier,
+                d.get("weights"),
+                d.get("sensitive"),
+                d.get("sensitive_name"),
+                None if d.get("sensitive_values") is None else tuple(d["sensitive_values"]),
+            )
+        except (KeyError, TypeError) as exc:
+            raise InstanceFormatError(
+                f"malformed table object: missing or bad field {exc}"
+            ) from None
+
+    @property
+    def content_hash(self):
+        """A SHA-256 (first 16 hex digits) of the table's canonical JSON form."""
+        blob = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":")).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
