@@ -17,11 +17,49 @@ from .errors import (
     InstanceFormatError,
     UnsupportedInstanceError,
 )
+from .families import FAMILIES, generate
+from .gadgets import (
+    Gadget,
+    graph_representation_pair,
+    triangle_gadget,
+    triangle_union_gadget,
+    triangle_union_graph,
+)
+from .generators import (
+    binary_table,
+    categorical_table,
+    planted_table,
+    random_hierarchy,
+    random_table,
+)
+from .io import load_instance, save_instance
 from .kanonymity import KAnonymityInstance, nearest_neighbors, pairwise_distances
+from .loaders import datasets_dir, find_hierarchies, load_adult, read_hierarchy, read_table
+from .publish import publish
 from .solution import STATUSES, Solution
 from .table import Hierarchy, Table
 
 __all__ = [
+    "FAMILIES",
+    "Gadget",
+    "binary_table",
+    "categorical_table",
+    "datasets_dir",
+    "find_hierarchies",
+    "generate",
+    "graph_representation_pair",
+    "load_adult",
+    "load_instance",
+    "planted_table",
+    "publish",
+    "random_hierarchy",
+    "random_table",
+    "read_hierarchy",
+    "read_table",
+    "save_instance",
+    "triangle_gadget",
+    "triangle_union_gadget",
+    "triangle_union_graph",
     "PROBLEMS",
     "STATUSES",
     "AnonratioError",

@@ -30,8 +30,10 @@ __all__ = [
 
 MODELS = ("suppression", "generalization")
 
-#: entries per distance block (rows × columns) — about 160 MB of float64
-_BLOCK = 20_000_000
+#: largest joint value count of a group of attributes whose distance table is precomputed
+_TABLE_CAP = 2048
+#: sample of columns used to bound each record's q-th nearest distance before selecting
+_SAMPLE = 256
 
 
 def _kanon_iv(table, k, model, row_deletion):
@@ -156,47 +158,88 @@ def pairwise_distances(instance, rows_a, rows_b=None):
     return out
 
 
-def nearest_neighbors(instance, n_neighbors, unique=None):
-    """The ``n_neighbors`` nearest other *unique* records of each unique record.
+def _distance_terms(instance, unique):
+    """``w(a, b)`` as a sum of per-group lookups (tables) and per-attribute level counts."""
+    weights = instance.table.weights
+    tables, counted = [], []
+    tab, code = None, None
+    for j, h in enumerate(instance.hierarchies):
+        present, col = np.unique(unique[:, j], return_inverse=True)
+        col = col.reshape(-1)
+        height = h.height
+        if len(present) > _TABLE_CAP:  # count differing levels directly, no V x V table
+            levels = h.groups[unique[:, j], :height].T.copy()
+            counted.append((levels, weights[j] * np.arange(height + 1) / height))
+            continue
+        g = h.groups[present, :height]
+        s = weights[j] * (g[:, None, :] != g[None, :, :]).sum(axis=2).astype(np.int32) / height
+        if tab is not None and tab.shape[0] * len(present) <= _TABLE_CAP:
+            p, v = tab.shape[0], len(present)
+            tab = (tab[:, None, :, None] + s[None, :, None, :]).reshape(p * v, p * v)
+            code = code * v + col
+        else:
+            if tab is not None:
+                tables.append((tab, code))
+            tab, code = s, col.astype(np.intp)
+    if tab is not None:
+        tables.append((tab, code))
+    return tables, counted
 
-    Parameters
-    ----------
-    instance : KAnonymityInstance
-    n_neighbors : int
-        How many neighbours to keep per unique record (capped at ``u - 1``).
-    unique : ndarray (u, m), optional
-        The unique records (default: ``instance.table.unique_records()[0]``).
+
+def nearest_neighbors(instance, n_neighbors, unique=None):
+    """The ``n_neighbors`` nearest other unique records of each unique record, ties by index.
+
+    Nearest first, ``q = min(n_neighbors, u − 1)`` columns. Computed row by row: small
+    attributes are grouped into joint lookup tables of at most 2048 values, and each row's q-th
+    distance is first bounded on a sample of columns so that only the few records below the
+    bound are ranked.
 
     Returns
     -------
     index : ndarray of int64, shape (u, q)
-        Neighbour indices into ``unique``, nearest first (ties by index).
     dist : ndarray of float64, shape (u, q)
 
     Notes
     -----
-    O(u² m) time in blocks of about 2·10⁷ distances; O(u q) memory for the result.
+    O(u² g) time for g attribute groups and O(u + 2048²) memory.
     """
     if unique is None:
         unique = instance.table.unique_records()[0]
     u = unique.shape[0]
-    q = min(int(n_neighbors), u - 1)
-    index = np.empty((u, max(q, 0)), dtype=np.int64)
-    dist = np.empty((u, max(q, 0)))
-    if q <= 0:
+    q = max(0, min(int(n_neighbors), u - 1))
+    index = np.empty((u, q), dtype=np.int64)
+    dist = np.empty((u, q))
+    if q == 0:
         return index, dist
-    step = max(1, _BLOCK // u)
-    for start in range(0, u, step):
-        stop = min(u, start + step)
-        d = pairwise_distances(instance, unique[start:stop], unique)
-        d[np.arange(stop - start), np.arange(start, stop)] = np.inf  # not its own neighbour
-        part = (
-            np.argpartition(d, q - 1, axis=1)[:, :q] if q < u - 1 else np.argsort(d, axis=1)[:, :q]
-        )
-        pd_ = np.take_along_axis(d, part, axis=1)
-        order = np.lexsort((part, pd_), axis=1)
-        index[start:stop] = np.take_along_axis(part, order, axis=1)
-        dist[start:stop] = np.take_along_axis(pd_, order, axis=1)
+    tables, counted = _distance_terms(instance, unique)
+    d, tmp = np.empty(u), np.empty(u)
+    sample = min(u, max(_SAMPLE, 4 * q))
+    for i in range(u):
+        if tables:
+            np.take(tables[0][0][tables[0][1][i]], tables[0][1], out=d)
+        else:
+            d.fill(0.0)
+        for tab, code in tables[1:]:
+            np.take(tab[code[i]], code, out=tmp)
+            d += tmp
+        for levels, values in counted:
+            d += values[(levels != levels[:, i : i + 1]).sum(axis=0)]
+        d[i] = np.inf
+        if sample < u:
+            bound = np.partition(d[:sample], q - 1)[q - 1]
+            cand = np.flatnonzero(d <= bound)
+        else:
+            cand = np.arange(u)
+        dc = d[cand]
+        if len(cand) > q:
+            t = np.partition(dc, q - 1)[q - 1]
+            keep = dc < t
+            ties = np.flatnonzero(dc == t)[: q - np.count_nonzero(keep)]
+            keep[ties] = True
+            cand, dc = cand[keep], dc[keep]
+        o = np.argsort(dc, kind="stable")  # cand ascends, so ties go by index
+        index[i] = cand[o]
+        dist[i] = dc[o]
     return index, dist
 
 
@@ -273,7 +316,7 @@ def kanonymity_lower_bound(instance, unique=None, counts=None, neighbors=None):
     need = k - counts  # other (non-identical) records each unique record must still meet
     if not np.any(need > 0):
         return 0.0
-    index, dist = neighbors if neighbors is not None else nearest_neighbors(instance, k, unique)
+    index, dist = neighbors if neighbors is not None else nearest_neighbors(instance, k - 1, unique)
     # the (need)-th nearest non-identical record, counting neighbours with multiplicity
     reach = np.cumsum(counts[index], axis=1)
     pos = np.argmax(reach >= np.maximum(need, 1)[:, None], axis=1)

@@ -102,8 +102,9 @@ class Hierarchy:
         values = frame[:, 0]
         uniq, counts = np.unique(values.astype(str), return_counts=True)
         if np.any(counts > 1):
+            dup = str(uniq[counts > 1][0])
             raise InstanceFormatError(
-                f"hierarchy of attribute {attribute!r} lists value {uniq[counts > 1][0]!r} twice"
+                f"hierarchy of attribute {attribute!r} lists value {dup!r} twice"
             )
         if width == 1 or len(set(frame[:, -1])) > 1:
             frame = np.column_stack([frame, np.full(len(rows), SUPPRESSED, dtype=object)])

@@ -1,0 +1,161 @@
+"""JSON files of instances: ``{"problem", "id", "meta", ...fields of the instance}``.
+
+The ``id`` is :func:`~anonratio.instances.instance_id`, the content hash of the instance, so a
+saved file names its instance the way the results store does. Files ending in ``.gz`` are
+gzip-compressed.
+"""
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .base import PROBLEMS, instance_from_dict, instance_id, instance_to_dict
+from .errors import InstanceFormatError
+
+__all__ = ["save_instance", "load_instance"]
+
+
+def _jsonable(x):
+    """``json.dumps`` default: numpy scalars and arrays, tuples, sets, paths."""
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    if isinstance(x, np.bool_):
+        return bool(x)
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, set | frozenset):
+        return sorted(x)
+    if isinstance(x, Path):
+        return str(x)
+    raise TypeError(f"{type(x).__name__} is not JSON-serializable")
+
+
+def _open(path, mode):
+    return (
+        gzip.open(path, mode + "t", encoding="utf-8")
+        if path.suffix == ".gz"
+        else open(path, mode, encoding="utf-8")
+    )
+
+
+def save_instance(path, instance, *, meta=None):
+    """Write ``instance`` (and ``meta``) to a JSON file; return its ``instance_id``.
+
+    The file holds ``{"problem", "id", "meta", **instance_to_dict(instance)}``;
+    :func:`load_instance` reads it back to an equal instance with the same id.
+
+    Parameters
+    ----------
+    path : str or Path
+        Target file (``.json``, or ``.json.gz`` for gzip). Parent folders are created.
+    instance : a registered instance type
+    meta : dict, optional
+        JSON-serializable metadata (family, generator params, seed, known optimum, ...); numpy
+        scalars and arrays are converted.
+
+    Returns
+    -------
+    str
+        The instance id (content hash).
+
+    Notes
+    -----
+    O(size of the instance) time.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from anonratio.instances import KAnonymityInstance
+    >>> from anonratio.instances.generators import binary_table
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "i.json"
+    >>> inst = KAnonymityInstance(binary_table(6, 3, seed=0), 2)
+    >>> len(save_instance(p, inst, meta={"seed": 0}))   # the 16-hex-digit content hash
+    16
+    """
+    if meta is not None and not isinstance(meta, dict):
+        raise ValueError(f"`meta` must be a dict or None, got {type(meta).__name__}")
+    if getattr(instance, "problem", None) not in PROBLEMS:
+        raise ValueError(
+            f"`instance` must be a registered problem instance, got {type(instance).__name__}"
+        )
+    body = instance_to_dict(instance)
+    ident = instance_id(instance)
+    doc = {"problem": body.pop("problem"), "id": ident, "meta": dict(meta or {})}
+    doc.update(body)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(doc, default=_jsonable, separators=(",", ":"))
+    with _open(path, "w") as f:
+        f.write(text)
+    return ident
+
+
+def load_instance(path):
+    """Read a file written by :func:`save_instance`: ``(instance, meta)``.
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    (instance, dict)
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    InstanceFormatError
+        Not valid JSON, not an object, missing or malformed fields, an unknown problem, or an
+        ``id`` that does not match the content; the message names the file.
+
+    Notes
+    -----
+    O(size of the file) time.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from anonratio.instances import KAnonymityInstance, instance_id
+    >>> from anonratio.instances.generators import binary_table
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "i.json"
+    >>> inst = KAnonymityInstance(binary_table(6, 3, seed=0), 2)
+    >>> ident = save_instance(p, inst, meta={"seed": 0})
+    >>> back, meta = load_instance(p)
+    >>> instance_id(back) == ident, meta
+    (True, {'seed': 0})
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"instance file not found: {path}")
+    try:
+        with _open(path, "r") as f:
+            doc = json.load(f)
+    except (json.JSONDecodeError, UnicodeDecodeError, OSError, EOFError) as exc:
+        raise InstanceFormatError(f"{path}: not a valid JSON instance file ({exc})") from None
+    if not isinstance(doc, dict):
+        raise InstanceFormatError(f"{path}: expected a JSON object, got {type(doc).__name__}")
+    if "problem" not in doc:
+        raise InstanceFormatError(f"{path}: missing field 'problem'")
+    meta = doc.get("meta", {})
+    if not isinstance(meta, dict):
+        raise InstanceFormatError(f"{path}: field 'meta' must be an object")
+    try:
+        instance = instance_from_dict(doc)
+    except InstanceFormatError as exc:
+        raise InstanceFormatError(f"{path}: {exc}") from None
+    except KeyError as exc:
+        raise InstanceFormatError(f"{path}: missing field {exc}") from None
+    except (TypeError, ValueError) as exc:
+        raise InstanceFormatError(f"{path}: malformed instance ({exc})") from None
+    stored = doc.get("id")
+    if stored is not None and stored != instance_id(instance):
+        raise InstanceFormatError(
+            f"{path}: stored id {stored!r} does not match the content hash "
+            f"{instance_id(instance)!r} (the file was edited or corrupted)"
+        )
+    return instance, meta

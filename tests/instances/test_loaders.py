@@ -1,0 +1,204 @@
+"""Tests of instances/loaders.py: ARX hierarchies, CSV tables, and the real Adult data."""
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from anonratio.instances import InstanceFormatError, KAnonymityInstance, verify
+from anonratio.instances.families import generate
+from anonratio.instances.loaders import (
+    ADULT_QI,
+    DATASETS_ENV,
+    datasets_dir,
+    find_hierarchies,
+    load_adult,
+    read_hierarchy,
+    read_table,
+)
+
+AGE_CSV = "1;[1-2];*\n2;[1-2];*\n3;[3-4];*\n4;[3-4];*\n"
+SEX_CSV = "M;*\nF;*\n"
+TABLE_CSV = "age;sex;disease\n1;M;flu\n2;M;flu\n3;F;cold\n4;F;hiv\n1;F;flu\n"
+
+
+def _write(path, text):
+    path.write_text(text, encoding="utf-8", newline="")
+    return path
+
+
+def _adult_dir():
+    root = os.environ.get(DATASETS_ENV)
+    if not root:
+        pytest.skip(f"{DATASETS_ENV} is not set: the Adult data set is not available")
+    folder = Path(root) / "adult"
+    if not (folder / "adult.csv").is_file():
+        pytest.skip(f"the Adult data set is absent from {folder}")
+    return folder
+
+
+# -- read_hierarchy -----------------------------------------------------------------------------
+def test_read_hierarchy(tmp_path):
+    h = read_hierarchy(_write(tmp_path / "age.csv", AGE_CSV), attribute="age")
+    assert h.height == 2 and h.labels[1] == ("[1-2]", "[3-4]") and h.labels[-1] == ("*",)
+    crlf = read_hierarchy(_write(tmp_path / "c.csv", AGE_CSV.replace("\n", "\r\n")), attribute="a")
+    np.testing.assert_array_equal(crlf.groups, h.groups)
+    tab = read_hierarchy(_write(tmp_path / "t.csv", "a,x\nb,y\n"), attribute="q", sep=",")
+    assert tab.height == 2 and tab.labels[-1] == ("*",)  # a missing `*` level is appended
+
+
+def test_read_hierarchy_errors(tmp_path):
+    empty = _write(tmp_path / "empty.csv", "\n\n")
+    with pytest.raises(InstanceFormatError, match=r"empty\.csv: hierarchy of attribute 'age' is"):
+        read_hierarchy(empty, attribute="age")
+    ragged = _write(tmp_path / "ragged.csv", "1;a;*\n2;*\n")
+    with pytest.raises(InstanceFormatError, match=r"ragged\.csv: .*attribute 'age' is ragged"):
+        read_hierarchy(ragged, attribute="age")
+    dup = _write(tmp_path / "dup.csv", "1;*\n1;*\n")
+    with pytest.raises(InstanceFormatError, match=r"dup\.csv: .*attribute 'age' lists value"):
+        read_hierarchy(dup, attribute="age")
+    nested = _write(tmp_path / "nest.csv", "a;x;P;*\nb;x;Q;*\n")
+    with pytest.raises(InstanceFormatError, match=r"nest\.csv: .*'q'.*does not refine"):
+        read_hierarchy(nested, attribute="q")
+    with pytest.raises(FileNotFoundError, match="hierarchy file of attribute 'age' not found"):
+        read_hierarchy(tmp_path / "missing.csv", attribute="age")
+    binary = tmp_path / "bin.csv"
+    binary.write_bytes(b"\xff\xfe\x00bad")
+    with pytest.raises(InstanceFormatError, match=r"bin\.csv: not a UTF-8 text file"):
+        read_hierarchy(binary, attribute="age")
+
+
+# -- find_hierarchies ---------------------------------------------------------------------------
+def test_find_hierarchies(tmp_path):
+    _write(tmp_path / "adult_hierarchy_age.csv", AGE_CSV)
+    _write(tmp_path / "sex.csv", SEX_CSV)
+    _write(tmp_path / "notes.txt", "x")
+    found = find_hierarchies(tmp_path, ["age", "sex", "zip"])
+    assert found == {"age": tmp_path / "adult_hierarchy_age.csv", "sex": tmp_path / "sex.csv"}
+    _write(tmp_path / "other_hierarchy_sex.csv", SEX_CSV)
+    with pytest.raises(InstanceFormatError, match="column 'sex' matches several hierarchy files"):
+        find_hierarchies(tmp_path, ["sex"])
+    with pytest.raises(FileNotFoundError, match="hierarchy folder not found"):
+        find_hierarchies(tmp_path / "nope", ["age"])
+
+
+# -- read_table ---------------------------------------------------------------------------------
+def test_read_table_semicolon_and_comma(tmp_path):
+    t = read_table(_write(tmp_path / "t.csv", TABLE_CSV), sensitive="disease")
+    assert t.attributes == ("age", "sex") and t.n_records == 5
+    assert t.sensitive_values == ("cold", "flu", "hiv")
+    c = read_table(_write(tmp_path / "c.csv", TABLE_CSV.replace(";", ",")), sensitive="disease")
+    np.testing.assert_array_equal(c.codes, t.codes)
+    crlf = _write(tmp_path / "crlf.csv", TABLE_CSV.replace("\n", "\r\n") + "\r\n")
+    np.testing.assert_array_equal(read_table(crlf, sensitive="disease").codes, t.codes)
+    only = read_table(_write(tmp_path / "q.csv", TABLE_CSV), qi=["sex"])
+    assert only.attributes == ("sex",) and only.sensitive is None
+
+
+def test_read_table_with_hierarchies(tmp_path):
+    table = _write(tmp_path / "t.csv", TABLE_CSV)
+    age = _write(tmp_path / "data_hierarchy_age.csv", AGE_CSV)
+    _write(tmp_path / "data_hierarchy_sex.csv", SEX_CSV)
+    by_dir = read_table(table, sensitive="disease", hierarchies=tmp_path)
+    assert [h.height for h in by_dir.hierarchies] == [2, 1]
+    by_dict = read_table(table, sensitive="disease", hierarchies={"age": age}, weights={"age": 2})
+    assert by_dict.hierarchies[0].height == 2 and by_dict.hierarchies[1] is None
+    np.testing.assert_array_equal(by_dict.weights, [2.0, 1.0])
+    inst = KAnonymityInstance(by_dir, 2, "generalization")
+    # records (1,M) (2,M) | (3,F) (4,F) (1,F): age at level 1 of 2 (0.5 each), then at the top
+    # (1 each); sex agrees in both groups
+    assert verify(inst, np.array([0, 0, 1, 1, 1])).cost == 2 * 0.5 + 3 * 1
+    # suppression ignores the hierarchies: any differing age costs 1
+    assert verify(KAnonymityInstance(by_dir, 2), np.array([0, 0, 1, 1, 1])).cost == 5
+
+
+def test_read_table_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="table file not found"):
+        read_table(tmp_path / "missing.csv")
+    with pytest.raises(InstanceFormatError, match=r"empty\.csv: the file is empty"):
+        read_table(_write(tmp_path / "empty.csv", ""))
+    with pytest.raises(InstanceFormatError, match=r"head\.csv: the table has a header but no"):
+        read_table(_write(tmp_path / "head.csv", "a;b\n"))
+    ragged = _write(tmp_path / "ragged.csv", "a;b\n1;2\n3\n4;5;6\n")
+    with pytest.raises(
+        InstanceFormatError, match=r"ragged\.csv: ragged rows: data row 2 \(line 3\) has 1 fields"
+    ):
+        read_table(ragged)
+    with pytest.raises(InstanceFormatError, match=r"dup\.csv: the header has duplicate"):
+        read_table(_write(tmp_path / "dup.csv", "a;a\n1;2\n"))
+    table = _write(tmp_path / "t.csv", TABLE_CSV)
+    with pytest.raises(ValueError, match=r"t\.csv: `qi` names unknown columns \['zip'\]"):
+        read_table(table, qi=["age", "zip"])
+    with pytest.raises(ValueError, match=r"t\.csv: `sensitive` column 'x' is not in the header"):
+        read_table(table, sensitive="x")
+    with pytest.raises(ValueError, match=r"t\.csv: `hierarchies` names columns that are not QI"):
+        read_table(table, qi=["age"], hierarchies={"sex": [["M"], ["F"]]})
+    with pytest.raises(ValueError, match=r"t\.csv: `weights` names columns that are not QI"):
+        read_table(table, qi=["age"], weights={"sex": 2.0})
+    with pytest.raises(ValueError, match="`hierarchies` must be a dict or a folder path"):
+        read_table(table, hierarchies=[1, 2])
+
+
+def test_read_table_value_missing_from_hierarchy(tmp_path):
+    table = _write(tmp_path / "t.csv", TABLE_CSV)
+    short = _write(tmp_path / "age.csv", "1;*\n2;*\n3;*\n")
+    with pytest.raises(
+        InstanceFormatError, match=r"t\.csv: hierarchy of attribute 'age' has no row for value '4'"
+    ):
+        read_table(table, sensitive="disease", hierarchies={"age": short})
+
+
+# -- the real data ------------------------------------------------------------------------------
+def test_datasets_dir_needs_the_variable(monkeypatch, tmp_path):
+    monkeypatch.delenv(DATASETS_ENV, raising=False)
+    with pytest.raises(FileNotFoundError, match=f"{DATASETS_ENV} is not set"):
+        datasets_dir()
+    monkeypatch.setenv(DATASETS_ENV, str(tmp_path))
+    assert datasets_dir() == tmp_path
+    with pytest.raises(FileNotFoundError, match="datasets folder not found: .*adult"):
+        datasets_dir("adult")
+
+
+def test_load_adult_with_all_hierarchies():
+    folder = _adult_dir()
+    table = load_adult(directory=folder)
+    assert table.n_records == 30162
+    assert table.attributes == ADULT_QI and table.sensitive_name == "salary-class"
+    heights = dict(zip(table.attributes, (h.height for h in table.hierarchies), strict=True))
+    assert heights == {
+        "sex": 1,
+        "age": 4,
+        "race": 1,
+        "marital-status": 2,
+        "education": 3,
+        "native-country": 2,
+        "workclass": 2,
+        "occupation": 2,
+    }
+    inst = KAnonymityInstance(table, 5, "generalization")
+    # trivial solution: one group; every attribute climbs to the top: 8 per record
+    assert verify(inst, np.zeros(table.n_records, dtype=int)).cost == 8 * 30162
+    # group by sex: sex stays published, the others are computed independently here
+    labels = table.codes[:, 0].astype(np.int64)
+    expected = 0.0
+    for g in np.unique(labels):
+        rows = table.codes[labels == g]
+        for j, h in enumerate(table.hierarchies):
+            level = next(
+                t for t in range(h.height + 1) if len(np.unique(h.groups[rows[:, j], t])) == 1
+            )
+            expected += len(rows) * level / h.height
+    assert verify(inst, labels).cost == pytest.approx(expected)
+
+
+def test_load_adult_from_environment_and_family():
+    _adult_dir()
+    table = load_adult(qi=["age", "sex"], sensitive=None, hierarchies=False)
+    assert table.attributes == ("age", "sex") and table.hierarchies == (None, None)
+    inst, meta = generate("kanon-adult", seed=3, n="200", qi="age,education", k=4)
+    assert inst.n == 200 and inst.table.attributes == ("age", "education")
+    assert meta["n_records"] == 200 and meta["params"]["qi"] == ["age", "education"]
+    again, _ = generate("kanon-adult", seed=3, n=200, qi="age,education", k=4)
+    np.testing.assert_array_equal(again.table.codes, inst.table.codes)
+    with pytest.raises(ValueError, match=r"parameter `n` must be in \[0, 30162\]"):
+        generate("kanon-adult", seed=0, n=10**6)

@@ -1,0 +1,232 @@
+"""Tests of instances/table.py: Hierarchy and Table construction, validation, serialization."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from anonratio.instances import Hierarchy, InstanceFormatError, Table
+
+AGE_ROWS = [
+    ["1", "[1-2]", "*"],
+    ["2", "[1-2]", "*"],
+    ["3", "[3-4]", "*"],
+    ["4", "[3-4]", "*"],
+]
+
+
+def _table(**kw):
+    codes = np.array([[0, 1], [1, 1], [2, 0], [3, 0]])
+    args = dict(
+        codes=codes,
+        attributes=("age", "sex"),
+        values=(("1", "2", "3", "4"), ("F", "M")),
+        hierarchies=(Hierarchy.from_rows(AGE_ROWS, attribute="age"), None),
+    )
+    args.update(kw)
+    return Table(**args)
+
+
+# -- Hierarchy ------------------------------------------------------------------------------
+def test_from_rows_builds_levels():
+    h = Hierarchy.from_rows(AGE_ROWS, attribute="age")
+    assert h.height == 2
+    assert h.n_values == 4
+    assert h.labels == (("1", "2", "3", "4"), ("[1-2]", "[3-4]"), ("*",))
+    np.testing.assert_array_equal(h.groups[:, 1], [0, 0, 1, 1])
+    np.testing.assert_array_equal(h.groups[:, 2], [0, 0, 0, 0])
+    assert not h.groups.flags.writeable
+
+
+def test_from_rows_appends_missing_star():
+    h = Hierarchy.from_rows([["a", "x"], ["b", "y"], ["c", "y"]], attribute="q")
+    assert h.height == 2
+    assert h.labels[-1] == ("*",)
+    single = Hierarchy.from_rows([["a"], ["b"]], attribute="q")
+    assert single.height == 1 and single.labels[-1] == ("*",)
+
+
+def test_from_rows_keeps_single_top_label():
+    h = Hierarchy.from_rows([["a", "ALL"], ["b", "ALL"]], attribute="q")
+    assert h.height == 1 and h.labels[-1] == ("ALL",)
+
+
+def test_from_rows_strips_and_skips_blank_rows():
+    h = Hierarchy.from_rows([[" a ", "x", "*"], [], ["b", " x", "*"]], attribute="q")
+    assert h.labels[0] == ("a", "b")
+
+
+def test_from_rows_ragged():
+    with pytest.raises(InstanceFormatError, match=r"attribute 'age' is ragged: row 1 \('2'\)"):
+        Hierarchy.from_rows([["1", "a", "*"], ["2", "*"]], attribute="age")
+
+
+def test_from_rows_duplicate():
+    with pytest.raises(InstanceFormatError, match="attribute 'age' lists value .*1.* twice"):
+        Hierarchy.from_rows([["1", "*"], ["1", "*"]], attribute="age")
+
+
+def test_from_rows_duplicate_message_names_plain_value():
+    with pytest.raises(InstanceFormatError, match="attribute 'age' lists value '1' twice"):
+        Hierarchy.from_rows([["1", "*"], ["1", "*"]], attribute="age")
+
+
+def test_from_rows_non_refining():
+    rows = [["a", "x", "P", "*"], ["b", "x", "Q", "*"]]
+    with pytest.raises(InstanceFormatError, match="attribute 'q'.*level 1 does not refine level 2"):
+        Hierarchy.from_rows(rows, attribute="q")
+
+
+def test_from_rows_empty():
+    with pytest.raises(InstanceFormatError, match="attribute 'q' is empty"):
+        Hierarchy.from_rows([[], [""]], attribute="q")
+
+
+def test_hierarchy_constructor_checks():
+    with pytest.raises(InstanceFormatError, match="level 0 must be the values"):
+        Hierarchy(np.array([[1, 0], [0, 0]]), (("a", "b"), ("*",)))
+    with pytest.raises(InstanceFormatError, match="top hierarchy level must be a single group"):
+        Hierarchy(np.array([[0, 0], [1, 1]]), (("a", "b"), ("x", "y")))
+    with pytest.raises(InstanceFormatError, match="one label list per level"):
+        Hierarchy(np.array([[0, 0], [1, 0]]), (("a", "b"),))
+    with pytest.raises(InstanceFormatError, match="at least one value and two levels"):
+        Hierarchy(np.array([[0], [1]]), (("a", "b"),))
+
+
+def test_common_levels_and_suppression():
+    h = Hierarchy.from_rows(AGE_ROWS, attribute="age")
+    expected = np.array([[0, 1, 2, 2], [1, 0, 2, 2], [2, 2, 0, 1], [2, 2, 1, 0]])
+    np.testing.assert_array_equal(h.common_levels(), expected)
+    s = Hierarchy.suppression(("a", "b", "c"))
+    assert s.height == 1 and s.labels == (("a", "b", "c"), ("*",))
+    np.testing.assert_array_equal(s.common_levels(), 1 - np.eye(3, dtype=int))
+
+
+def test_hierarchy_dict_round_trip():
+    h = Hierarchy.from_rows(AGE_ROWS, attribute="age")
+    back = Hierarchy.from_dict(h.to_dict())
+    np.testing.assert_array_equal(back.groups, h.groups)
+    assert back.labels == h.labels
+
+
+# -- Table ----------------------------------------------------------------------------------
+def test_table_basics():
+    t = _table()
+    assert (t.n_records, t.n_attributes) == (4, 2)
+    np.testing.assert_array_equal(t.weights, [1.0, 1.0])
+    assert t.hierarchy(1).height == 1  # suppression fallback
+    assert t.hierarchy(0).height == 2
+    assert not t.codes.flags.writeable
+
+
+def test_table_validation():
+    with pytest.raises(InstanceFormatError, match="`codes` must be a 2-d array"):
+        _table(codes=np.zeros(4, dtype=int))
+    with pytest.raises(InstanceFormatError, match="`attributes` must be 2 distinct names"):
+        _table(attributes=("age", "age"))
+    with pytest.raises(InstanceFormatError, match="`values` must hold one label list"):
+        _table(values=(("1", "2", "3", "4"),))
+    with pytest.raises(InstanceFormatError, match="codes of attribute 'sex' fall outside its 1"):
+        _table(values=(("1", "2", "3", "4"), ("F",)))
+    with pytest.raises(InstanceFormatError, match="`hierarchies` must hold one entry"):
+        _table(hierarchies=(None,))
+    with pytest.raises(InstanceFormatError, match="attribute 'sex' covers 4 values"):
+        _table(hierarchies=(None, Hierarchy.from_rows(AGE_ROWS)))
+    with pytest.raises(InstanceFormatError, match="`sensitive` must have one code per record"):
+        _table(sensitive=[0, 1])
+
+
+@pytest.mark.parametrize("weights", [[1.0], [1.0, -1.0], [1.0, 0.0], [np.nan, 1.0], [1, np.inf]])
+def test_table_invalid_weights(weights):
+    with pytest.raises(ValueError, match="`weights` must be 2 positive finite numbers"):
+        _table(weights=weights)
+
+
+def test_unique_records():
+    t = _table(codes=np.array([[0, 1], [0, 1], [2, 0], [0, 1]]))
+    uniq, inverse, counts = t.unique_records()
+    np.testing.assert_array_equal(uniq[inverse], t.codes)
+    assert sorted(counts.tolist()) == [1, 3]
+
+
+def _frame():
+    return pd.DataFrame(
+        {
+            "age": ["1", "2", "3", "4", "1"],
+            "sex": ["M", "M", "F", "F", "F"],
+            "disease": ["flu", "flu", "cold", "hiv", "flu"],
+        }
+    )
+
+
+def test_from_dataframe():
+    t = Table.from_dataframe(_frame(), sensitive="disease", hierarchies={"age": AGE_ROWS})
+    assert t.attributes == ("age", "sex")
+    assert t.values[1] == ("F", "M")
+    assert t.hierarchies[0].height == 2 and t.hierarchies[1] is None
+    np.testing.assert_array_equal(t.codes[:, 0], [0, 1, 2, 3, 0])
+    assert t.sensitive_name == "disease"
+    assert t.sensitive_values == ("cold", "flu", "hiv")
+    pd.testing.assert_frame_equal(t.to_dataframe(), _frame())
+
+
+def test_from_dataframe_errors():
+    with pytest.raises(ValueError, match=r"`qi` names unknown columns \['zip'\]"):
+        Table.from_dataframe(_frame(), qi=["age", "zip"])
+    with pytest.raises(ValueError, match="`sensitive` column 'x' is not in the table"):
+        Table.from_dataframe(_frame(), sensitive="x")
+    with pytest.raises(ValueError, match="`qi` must name at least one column"):
+        Table.from_dataframe(_frame(), qi=[])
+    with pytest.raises(ValueError, match=r"`hierarchies` names columns that are not QI: \['sex'\]"):
+        Table.from_dataframe(_frame(), qi=["age"], hierarchies={"sex": [["M"], ["F"]]})
+    with pytest.raises(InstanceFormatError, match="the table has no records"):
+        Table.from_dataframe(_frame().iloc[:0])
+    with pytest.raises(TypeError, match="`df` must be a pandas DataFrame"):
+        Table.from_dataframe({"a": [1]})
+
+
+def test_from_dataframe_missing_hierarchy_value():
+    rows = AGE_ROWS[:3]  # no row for "4"
+    with pytest.raises(InstanceFormatError, match="attribute 'age' has no row for value '4'"):
+        Table.from_dataframe(_frame(), sensitive="disease", hierarchies={"age": rows})
+
+
+def test_from_dataframe_weights():
+    t = Table.from_dataframe(_frame(), sensitive="disease", weights=[2.0, 0.5])
+    np.testing.assert_array_equal(t.weights, [2.0, 0.5])
+    with pytest.raises(ValueError, match="`weights` must be 2 positive finite numbers"):
+        Table.from_dataframe(_frame(), sensitive="disease", weights=[2.0])
+    with pytest.raises(ValueError, match="`weights` must be 2 positive finite numbers"):
+        Table.from_dataframe(_frame(), sensitive="disease", weights=[2.0, -1.0])
+
+
+def test_dict_round_trip():
+    t = Table.from_dataframe(
+        _frame(), sensitive="disease", hierarchies={"age": AGE_ROWS}, weights=[2.0, 0.5]
+    )
+    back = Table.from_dict(t.to_dict())
+    np.testing.assert_array_equal(back.codes, t.codes)
+    assert back.attributes == t.attributes and back.values == t.values
+    np.testing.assert_array_equal(back.weights, t.weights)
+    np.testing.assert_array_equal(back.sensitive, t.sensitive)
+    assert back.sensitive_name == t.sensitive_name
+    assert back.sensitive_values == t.sensitive_values
+    assert back.hierarchies[1] is None
+    np.testing.assert_array_equal(back.hierarchies[0].groups, t.hierarchies[0].groups)
+    assert back.content_hash == t.content_hash
+
+
+def test_from_dict_malformed():
+    d = _table().to_dict()
+    del d["codes"]
+    with pytest.raises(InstanceFormatError, match="malformed table object: missing or bad field"):
+        Table.from_dict(d)
+
+
+def test_content_hash_stable():
+    a, b = _table(), _table()
+    assert a.content_hash == b.content_hash
+    assert len(a.content_hash) == 16 and int(a.content_hash, 16) >= 0
+    assert _table(weights=[1.0, 2.0]).content_hash != a.content_hash
+    other = _table(codes=np.array([[0, 1], [1, 1], [2, 0], [3, 1]]))
+    assert other.content_hash != a.content_hash
+    # pinned: the canonical JSON form (and so every stored instance id) must not change silently
+    assert a.content_hash == "9df9f59b79b93b3d"
