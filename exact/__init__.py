@@ -1,8 +1,13 @@
-"""Exact models: CP-SAT (OR-Tools) and ILP (PuLP with HiGHS or CBC), one module per problem."""
+"""Exact models: CP-SAT (OR-Tools) and ILP (PuLP with HiGHS or CBC), one module per problem.
+
+Every solver takes ``time_limit`` (s), ``seed``, ``threads`` and ``hint``, and returns a
+:class:`~anonratio.instances.Solution` whose ``status`` is ``optimal`` only when the solver proved
+it; after a time limit the best solution found comes with ``status="time_limit"`` and the bound.
+"""
 
 from importlib import import_module
 
-__all__ = ["solve_k_anonymity", "K_ANONYMITY_EXACT"]
+__all__ = ["solve_k_anonymity", "solve_bin_covering", "K_ANONYMITY_EXACT", "BIN_COVERING_EXACT"]
 
 #: method name -> (module, function)
 K_ANONYMITY_EXACT = {
@@ -10,6 +15,20 @@ K_ANONYMITY_EXACT = {
     "highs": ("kanonymity_ilp", "solve_highs"),
     "cbc": ("kanonymity_ilp", "solve_cbc"),
 }
+
+BIN_COVERING_EXACT = {
+    "cpsat": ("bin_covering_cpsat", "solve_cpsat"),
+    "highs": ("bin_covering_ilp", "solve_highs"),
+    "cbc": ("bin_covering_ilp", "solve_cbc"),
+}
+
+
+def _dispatch(methods, method, instance, kwargs):
+    try:
+        module, func = methods[method]
+    except (KeyError, TypeError):
+        raise ValueError(f"`method` must be one of {sorted(methods)}, got {method!r}") from None
+    return getattr(import_module(f"{__name__}.{module}"), func)(instance, **kwargs)
 
 
 def solve_k_anonymity(instance, *, method="cpsat", **kwargs):
@@ -20,18 +39,28 @@ def solve_k_anonymity(instance, *, method="cpsat", **kwargs):
     instance : KAnonymityInstance
     method : {"cpsat", "highs", "cbc"}
     **kwargs
-        ``time_limit`` (s), ``seed``, ``threads``, ``hint`` (a Solution or labels to start from).
+        ``time_limit`` (s), ``seed``, ``threads``, ``hint`` (a Solution or labels to start from),
+        ``upper_bound``.
 
     Returns
     -------
     Solution
-        ``status`` is ``optimal`` only when the solver proved it; after a time limit the best
-        solution found comes with ``status="time_limit"`` and the solver's bound.
     """
-    try:
-        module, func = K_ANONYMITY_EXACT[method]
-    except KeyError:
-        raise ValueError(
-            f"`method` must be one of {sorted(K_ANONYMITY_EXACT)}, got {method!r}"
-        ) from None
-    return getattr(import_module(f"{__name__}.{module}"), func)(instance, **kwargs)
+    return _dispatch(K_ANONYMITY_EXACT, method, instance, kwargs)
+
+
+def solve_bin_covering(instance, *, method="cpsat", **kwargs):
+    """Solve a Min-Max Bin Covering instance exactly (or to a time limit, with its bound).
+
+    Parameters
+    ----------
+    instance : BinCoveringInstance
+    method : {"cpsat", "highs", "cbc"}
+    **kwargs
+        ``time_limit`` (s), ``seed``, ``threads``, ``hint``, ``upper_bound``.
+
+    Returns
+    -------
+    Solution
+    """
+    return _dispatch(BIN_COVERING_EXACT, method, instance, kwargs)

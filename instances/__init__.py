@@ -10,6 +10,15 @@ from .base import (
     lower_bound,
     verify,
 )
+from .bin_covering import BinCoveringInstance, BinCoveringVerification, verify_relaxed
+from .bin_covering_data import (
+    census_instance,
+    census_names,
+    planted_three_partition,
+    three_partition_no_instance,
+    uniform_instance,
+    zipf_instance,
+)
 from .errors import (
     AnonratioError,
     InfeasibleInstanceError,
@@ -40,6 +49,15 @@ from .solution import STATUSES, Solution
 from .table import Hierarchy, Table
 
 __all__ = [
+    "BinCoveringInstance",
+    "BinCoveringVerification",
+    "census_instance",
+    "census_names",
+    "planted_three_partition",
+    "three_partition_no_instance",
+    "uniform_instance",
+    "verify_relaxed",
+    "zipf_instance",
     "FAMILIES",
     "Gadget",
     "binary_table",
