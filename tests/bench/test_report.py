@@ -1,0 +1,151 @@
+"""Tests of bench/report.py: summary table and plots of a small hand-made results frame."""
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from anonratio.bench.report import (
+    SUMMARY_COLUMNS,
+    format_table,
+    plot_ratios,
+    summarize,
+    write_report,
+)
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _results():
+    """Two instances per k in {2, 3}; forest, factor-2 (k=2) and cpsat rows."""
+    rows = []
+    for k in (2, 3):
+        for i, (opt, lb) in enumerate([(10.0, 8.0), (20.0, 20.0)]):
+            inst = f"i{k}{i}"
+            runs = [("forest", "approximation", 1.2 + 0.1 * i, max(2 * k - 1, 3 * k - 5))]
+            if k == 2:
+                runs.append(("factor-2", "approximation", 1.1, 1.5))
+            runs.append(("cpsat", "exact", 1.0, 1.0))
+            for algo, kind, r, g in runs:
+                cost = opt * r
+                rows.append(
+                    {
+                        "problem": "k-anonymity",
+                        "family": "kanon-random",
+                        "instance": inst,
+                        "n": 10 * (i + 1),
+                        "params": json.dumps({"k": k, "model": "suppression"}),
+                        "algorithm": algo,
+                        "kind": kind,
+                        "seed": 0,
+                        "status": "optimal" if kind == "exact" else "feasible",
+                        "verified": True,
+                        "cost": cost,
+                        "lower_bound": lb,
+                        "optimum": opt,
+                        "optimum_status": "opt" if i == 0 else "best",
+                        "ratio": cost / opt if i == 0 else np.nan,
+                        "certified_ratio": cost / lb,
+                        "guarantee": g,
+                        "time_s": 0.01 * (i + 1) * (100 if kind == "exact" else 1),
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_summarize_groups_by_problem_algorithm_k():
+    s = summarize(_results())
+    assert list(s.columns) == SUMMARY_COLUMNS
+    keys = list(zip(s["algorithm"], s["k"], strict=True))
+    # approximation algorithms first, exact last
+    assert keys == [("factor-2", 2), ("forest", 2), ("forest", 3), ("cpsat", 2), ("cpsat", 3)]
+    f2 = s[(s["algorithm"] == "forest") & (s["k"] == 2)].iloc[0]
+    assert f2["runs"] == 2 and f2["verified"] == 2 and f2["with_optimum"] == 1
+    assert f2["median_ratio"] == pytest.approx(1.2)
+    assert f2["max_ratio"] == pytest.approx(1.2)
+    assert f2["max_certified_ratio"] == pytest.approx(12 / 8)
+    assert f2["median_certified_ratio"] == pytest.approx((12 / 8 + 26 / 20) / 2)
+    assert f2["guarantee"] == 3 and f2["over_guarantee"] == 0
+    assert f2["median_time_s"] == pytest.approx(0.015)
+
+
+def test_summarize_counts_ratios_over_the_guarantee_and_unverified_runs():
+    df = _results()
+    bad = (df["algorithm"] == "factor-2") & (df["optimum_status"] == "opt")
+    df.loc[bad, "ratio"] = 1.7  # above the proven 1.5: an implementation bug would show here
+    df.loc[df["algorithm"] == "cpsat", "verified"] = [True, False, True, True]
+    s = summarize(df).set_index(["algorithm", "k"])
+    assert s.loc[("factor-2", 2), "over_guarantee"] == 1
+    assert s.loc[("cpsat", 2), "verified"] == 1
+
+
+def test_summarize_reads_k_from_params_dicts_and_ignores_infinite_certified_ratios():
+    df = _results()
+    df["params"] = [{"k": int(json.loads(p)["k"])} for p in df["params"]]
+    df.loc[0, "certified_ratio"] = math.inf  # lower bound 0, cost > 0
+    s = summarize(df)
+    row = s[(s["algorithm"] == "forest") & (s["k"] == 2)].iloc[0]
+    assert row["median_certified_ratio"] == pytest.approx(26 / 20)
+    assert math.isinf(row["max_certified_ratio"])
+
+
+def test_summarize_of_an_empty_frame_has_the_columns():
+    empty = pd.DataFrame(columns=["problem", "algorithm", "params"])
+    assert list(summarize(empty).columns) == SUMMARY_COLUMNS
+    assert summarize(empty).empty
+
+
+def test_summarize_rejects_frames_without_problem_or_algorithm():
+    with pytest.raises(ValueError, match=r"results need the columns \['algorithm'\]"):
+        summarize(pd.DataFrame({"problem": ["k-anonymity"]}))
+    with pytest.raises(TypeError, match="`df` must be a pandas DataFrame"):
+        summarize([{"problem": "k-anonymity"}])
+
+
+def test_plot_ratios_writes_readable_pngs(tmp_path):
+    paths = plot_ratios(_results(), tmp_path / "plots")
+    names = sorted(p.name for p in paths)
+    assert names == ["ratios_k-anonymity.png", "runtime_k-anonymity.png"]
+    for p in paths:
+        data = p.read_bytes()
+        assert data.startswith(PNG_MAGIC) and len(data) > 10_000
+
+
+def test_plot_ratios_without_any_optimum_still_draws_the_lower_bound_panel(tmp_path):
+    df = _results()
+    df["ratio"] = np.nan
+    df["optimum_status"] = "best"
+    paths = plot_ratios(df, tmp_path)
+    assert (tmp_path / "ratios_k-anonymity.png") in paths
+
+
+def test_write_report_writes_summary_files_and_plots(tmp_path):
+    out = write_report(_results(), tmp_path / "report")
+    assert out["summary_csv"].exists() and out["summary_md"].exists()
+    back = pd.read_csv(out["summary_csv"])
+    assert list(back.columns) == SUMMARY_COLUMNS and len(back) == 5
+    md = out["summary_md"].read_text()
+    assert "| problem | algorithm |" in md and "cost ÷ proven optimum" in md
+    assert len(out["plots"]) == 2 and all(p.exists() for p in out["plots"])
+    assert out["summary"].equals(summarize(_results()))
+
+
+def test_write_report_accepts_frames_read_back_from_the_store(tmp_path):
+    from anonratio.bench.store import read_results, write_results
+
+    write_results(_results(), tmp_path)
+    df = read_results(tmp_path)
+    s = write_report(df, tmp_path)["summary"]
+    pd.testing.assert_frame_equal(s, summarize(_results()))
+    assert (tmp_path / "ratios_k-anonymity.png").exists()
+
+
+def test_format_table_prints_nan_as_blank_and_aligns_columns():
+    frame = pd.DataFrame({"a": [1.23456789, np.nan], "name": ["x", "longer"]})
+    text = format_table(frame)
+    lines = text.splitlines()
+    assert len({len(line) for line in lines}) == 1
+    assert "1.235" in lines[1] and "nan" not in text.lower()
+    md = format_table(frame, markdown=True).splitlines()
+    assert md[0] == "| a | name |" and md[1] == "|---|---|" and md[3] == "|  | longer |"
