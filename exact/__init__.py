@@ -7,7 +7,16 @@ it; after a time limit the best solution found comes with ``status="time_limit"`
 
 from importlib import import_module
 
-__all__ = ["solve_k_anonymity", "solve_bin_covering", "K_ANONYMITY_EXACT", "BIN_COVERING_EXACT"]
+__all__ = [
+    "solve_k_anonymity",
+    "solve_bin_covering",
+    "solve_planar",
+    "solve_rectangles",
+    "K_ANONYMITY_EXACT",
+    "BIN_COVERING_EXACT",
+    "PLANAR_EXACT",
+    "RECTANGLE_EXACT",
+]
 
 #: method name -> (module, function)
 K_ANONYMITY_EXACT = {
@@ -20,6 +29,16 @@ BIN_COVERING_EXACT = {
     "cpsat": ("bin_covering_cpsat", "solve_cpsat"),
     "highs": ("bin_covering_ilp", "solve_highs"),
     "cbc": ("bin_covering_ilp", "solve_cbc"),
+}
+
+PLANAR_EXACT = {"cpsat": ("planar_cpsat", "solve_cpsat")}
+
+#: "guillotine" is exact over guillotine partitions only (an upper bound on the optimum)
+RECTANGLE_EXACT = {
+    "cpsat": ("gps_exact", "solve_cpsat"),
+    "highs": ("gps_ilp", "solve_highs"),
+    "cbc": ("gps_ilp", "solve_cbc"),
+    "guillotine": ("gps_exact", "solve_guillotine"),
 }
 
 
@@ -64,3 +83,18 @@ def solve_bin_covering(instance, *, method="cpsat", **kwargs):
     Solution
     """
     return _dispatch(BIN_COVERING_EXACT, method, instance, kwargs)
+
+
+def solve_planar(instance, *, method="cpsat", **kwargs):
+    """Solve a zip-code (connected planar partition) instance exactly with CP-SAT."""
+    return _dispatch(PLANAR_EXACT, method, instance, kwargs)
+
+
+def solve_rectangles(instance, *, method="cpsat", **kwargs):
+    """Solve a GPS rectangle-partition instance on the compressed grid.
+
+    ``"cpsat"``, ``"highs"``, ``"cbc"`` are exact; ``"guillotine"`` is the best guillotine
+    partition by dynamic programming (exact for the general problem only when it meets the lower
+    bound, which its status says).
+    """
+    return _dispatch(RECTANGLE_EXACT, method, instance, kwargs)

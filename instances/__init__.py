@@ -41,14 +41,29 @@ from .generators import (
     random_hierarchy,
     random_table,
 )
+from .gps import RectanglePartitionInstance
+from .gps_data import clustered_points, cross_gadget, pinwheel_gadget, uniform_points
 from .io import load_instance, save_instance
 from .kanonymity import KAnonymityInstance, nearest_neighbors, pairwise_distances
 from .loaders import datasets_dir, find_hierarchies, load_adult, read_hierarchy, read_table
+from .ordered import OrderedIntervalsInstance
+from .planar import PlanarPartitionInstance
+from .planar_data import delaunay_instance, grid_instance, planted_planar_instance
 from .publish import publish
 from .solution import STATUSES, Solution
 from .table import Hierarchy, Table
 
 __all__ = [
+    "OrderedIntervalsInstance",
+    "PlanarPartitionInstance",
+    "RectanglePartitionInstance",
+    "clustered_points",
+    "cross_gadget",
+    "delaunay_instance",
+    "grid_instance",
+    "pinwheel_gadget",
+    "planted_planar_instance",
+    "uniform_points",
     "BinCoveringInstance",
     "BinCoveringVerification",
     "census_instance",

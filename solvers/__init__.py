@@ -6,7 +6,18 @@ One public entry point per problem dispatches on ``method=`` through a dict (net
 
 from importlib import import_module
 
-__all__ = ["k_anonymize", "bin_cover", "K_ANONYMITY_METHODS", "BIN_COVERING_METHODS"]
+__all__ = [
+    "k_anonymize",
+    "bin_cover",
+    "partition_planar",
+    "partition_rectangles",
+    "partition_ordered",
+    "K_ANONYMITY_METHODS",
+    "BIN_COVERING_METHODS",
+    "PLANAR_METHODS",
+    "RECTANGLE_METHODS",
+    "ORDERED_METHODS",
+]
 
 #: method name -> (module, function) of the k-anonymity algorithms
 K_ANONYMITY_METHODS = {
@@ -22,6 +33,15 @@ BIN_COVERING_METHODS = {
     "simplified-spread": ("simplified_spread", "simplified_spread"),
     "relaxed": ("relaxed_scheme", "relaxed_scheme"),
 }
+
+#: zip codes: connected parts of a planar graph
+PLANAR_METHODS = {"spanning-tree-split": ("spanning_tree_split", "spanning_tree_split")}
+
+#: GPS points: axis-aligned rectangles
+RECTANGLE_METHODS = {"kdtree-split": ("kdtree_split", "kdtree_split")}
+
+#: ordered labels: consecutive intervals
+ORDERED_METHODS = {"ordered-greedy": ("ordered_greedy", "ordered_greedy")}
 
 
 def _dispatch(methods, method, instance, kwargs):
@@ -75,3 +95,31 @@ def bin_cover(instance, *, method="spread", seed=None, **kwargs):
     Solution
     """
     return _dispatch(BIN_COVERING_METHODS, method, instance, {"seed": seed, **kwargs})
+
+
+def partition_planar(instance, *, method="spanning-tree-split", seed=None, **kwargs):
+    """Zip codes: connected parts of weight >= k of a planar graph (Du et al. 2009, §2).
+
+    ``"spanning-tree-split"``: a low-degree spanning tree (degree d), then cuts of the lightest
+    subtree of weight >= k whose complement also weighs >= k; the heaviest part is at most
+    κ + d(k − 1) with κ = max(k, max weight): ratio 4 on 3-connected planar graphs (d = 3),
+    3 on 4-connected ones (Theorem 3).
+    """
+    return _dispatch(PLANAR_METHODS, method, instance, {"seed": seed, **kwargs})
+
+
+def partition_rectangles(instance, *, method="kdtree-split", **kwargs):
+    """GPS points: axis-aligned rectangles of weight >= k tiling the box (Du et al. 2009, §3).
+
+    ``"kdtree-split"``: kd-tree cuts while both sides keep weight >= k; the heaviest rectangle is
+    at most 4(k − 1) + max weight < 5·OPT (Theorem 4).
+    """
+    return _dispatch(RECTANGLE_METHODS, method, instance, kwargs)
+
+
+def partition_ordered(instance, *, method="ordered-greedy", seed=None, **kwargs):
+    """Ordered labels: consecutive intervals of weight >= k minimizing the heaviest (§4 remark).
+
+    ``"ordered-greedy"``: binary search on the answer with a greedy feasibility test; optimal.
+    """
+    return _dispatch(ORDERED_METHODS, method, instance, {"seed": seed, **kwargs})
