@@ -298,13 +298,20 @@ def cmd_solve(args):
 # ---------------------------------------------------------------------------------------------
 # run / report
 # ---------------------------------------------------------------------------------------------
+#: summary rows printed by `run` and `report` (the whole table is in summary.csv)
+_MAX_SUMMARY_ROWS = 60
+
+
 def _summary_output(args, summary, files):
     from anonratio.bench.report import format_table
 
     if args.json:
         _print_json({"files": files, "summary": _frame_records(summary)})
         return
-    print(format_table(summary))
+    shown = summary.head(_MAX_SUMMARY_ROWS)
+    print(format_table(shown))
+    if len(summary) > len(shown):
+        print(f"... {len(summary) - len(shown)} more rows in {files.get('summary_csv')}")
     print()
     for path in files.values():
         if isinstance(path, list):

@@ -23,12 +23,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .fig7 import plot_fig7
+
 __all__ = ["summarize", "plot_ratios", "write_report", "format_table"]
 
 #: parameter names that play the role of the anonymity size "k" in each problem family
 _SIZE_PARAMS = ("k", "r", "l")
 _KIND_ORDER = {"approximation": 0, "heuristic": 1, "exact": 2}
 _NUMERIC = ("n", "cost", "ratio", "certified_ratio", "guarantee", "time_s", "lower_bound")
+
+#: above this many distinct k, the ratio plots use a log k axis instead of a tick per k
+_MAX_K_TICKS = 20
 
 #: summary columns, in order
 SUMMARY_COLUMNS = [
@@ -201,7 +206,11 @@ def _ratio_panel(ax, d, column, algorithms, colors, title, empty_note):
     ax.set_yscale("log")
     _plain_log_axis(ax.yaxis)
     ax.axhline(1.0, color="0.6", lw=0.8)
-    ax.set_xticks(sorted(ks_all))
+    if len(ks_all) <= _MAX_K_TICKS:
+        ax.set_xticks(sorted(ks_all))
+    else:  # a sweep over many k (e.g. paper-fig7): a log axis, no tick per k
+        ax.set_xscale("log")
+        _plain_log_axis(ax.xaxis, subs=(1.0, 2.0, 5.0))
     ax.grid(True, which="major", axis="y", alpha=0.3)
     ax.set_ylabel(column.replace("_", " "))
 
@@ -380,4 +389,5 @@ def write_report(df, out_dir):
     md_path = out_dir / "summary.md"
     md_path.write_text(_MD_HEADER + format_table(summary, markdown=True) + "\n", encoding="utf-8")
     plots = plot_ratios(df, out_dir)
+    plots += plot_fig7(df, out_dir)  # Figure 7 of Du et al. (2009) when Census runs are present
     return {"summary": summary, "summary_csv": csv_path, "summary_md": md_path, "plots": plots}

@@ -15,6 +15,14 @@ from numbers import Integral
 import numpy as np
 
 from .base import verify
+from .bin_covering_data import (
+    CENSUS_FILES,
+    census_instance,
+    planted_three_partition,
+    three_partition_no_instance,
+    uniform_instance,
+    zipf_instance,
+)
 from .gadgets import graph_representation_pair, triangle_union_gadget
 from .generators import categorical_table, planted_table, random_table
 from .kanonymity import KAnonymityInstance
@@ -376,6 +384,87 @@ for _fam in (
             "qi": ADULT_QI,
         },
         _adult,
+    ),
+):
+    register_family(_fam)
+del _fam
+
+
+# ---------------------------------------------------------------------------------------------
+# Min-Max Bin Covering families (Du, Eppstein, Goodrich and Lueker 2009, §4-§5)
+# ---------------------------------------------------------------------------------------------
+def _bc_uniform(rng, *, n, k, low, high):
+    return uniform_instance(n, k=k, low=low, high=high or None, seed=rng), {}
+
+
+def _bc_zipf(rng, *, n, k, exponent, max_size):
+    return zipf_instance(n, k=k, exponent=exponent, max_size=max_size or None, seed=rng), {}
+
+
+def _bc_3partition_yes(rng, *, m, B):
+    instance, meta = planted_three_partition(m, B=B, seed=rng)
+    extra = {"optimum": float(meta["optimum"]), "B": meta["B"], "m": meta["m"]}
+    extra["planted"] = meta["planted"]
+    return instance, extra
+
+
+def _bc_3partition_no(rng, *, m, B):
+    instance, meta = three_partition_no_instance(m, B=B, seed=rng)
+    bound = float(meta["optimum_lower_bound"])
+    return instance, {"lower_bound": bound, "B": meta["B"], "m": meta["m"]}
+
+
+def _bc_census(rng, *, dataset, k, min_frequency):
+    if dataset not in CENSUS_FILES:
+        raise ValueError(
+            f"parameter `dataset` must be one of {sorted(CENSUS_FILES)}, got {dataset!r}"
+        )
+    instance = census_instance(dataset, k=k, min_frequency=min_frequency)
+    extra = {"dataset": dataset, "total": instance.total, "max_size": instance.max_size}
+    return instance, extra
+
+
+for _fam in (
+    Family(
+        "bc-uniform",
+        "bin-covering",
+        "n item sizes uniform in [low, high] (high = 0: k), Min-Max Bin Covering (Du et al. "
+        "2009, §4)",
+        {"n": 20, "k": 50, "low": 1, "high": 0},
+        _bc_uniform,
+    ),
+    Family(
+        "bc-zipf",
+        "bin-covering",
+        "n Zipf-distributed item sizes P(x) ~ x^-exponent truncated to [1, max_size] "
+        "(max_size = 0: max(k, 1000)), like name frequencies",
+        {"n": 20, "k": 50, "exponent": 1.5, "max_size": 0},
+        _bc_zipf,
+    ),
+    Family(
+        "bc-3partition-yes",
+        "bin-covering",
+        "planted 3-Partition yes-instance (Du et al. 2009, Theorem 5): 3m sizes in (B/4, B/2) "
+        "forming m triples of sum B, k = B; meta optimum = B",
+        {"m": 4, "B": 100},
+        _bc_3partition_yes,
+    ),
+    Family(
+        "bc-3partition-no",
+        "bin-covering",
+        "3-Partition no-instance (Theorem 5): 3m even sizes in (B/4, B/2) summing to mB, B odd, "
+        "m even, k = B; meta lower_bound = ceil(mB / (m - 1)) > B",
+        {"m": 4, "B": 101},
+        _bc_3partition_no,
+    ),
+    Family(
+        "bc-census",
+        "bin-covering",
+        "1990 U.S. Census name frequencies (Du et al. 2009, §5): dataset FEMALE-1990, MALE-1990 "
+        "or LAST-1990, names with frequency >= min_frequency %, item size = frequency x 1000 "
+        "(from the `names` package); deterministic (the seed is unused)",
+        {"dataset": "LAST-1990", "k": 5000, "min_frequency": 0.001},
+        _bc_census,
     ),
 ):
     register_family(_fam)

@@ -1,0 +1,136 @@
+"""Batched local sweeps: several cheap tasks per worker process.
+
+Used by :func:`anonratio.bench.runner.sweep`. Tasks whose ``Task.batch`` is None run one process
+each (:func:`~anonratio.bench._pool.run_local`, unchanged); tasks sharing a ``batch`` key run one
+after another in one forked worker, which reports every start and every finished row through the
+pool's pipe. The batch's hard deadline is the sum of its tasks' time limits (plus the pool's
+grace for that sum). When a batch's worker is killed or dies, its finished rows are kept, the run
+in progress gets the failure row (``time_limit``, ``error`` or ``memory_limit``, its ``error``
+saying it ran in a batch) and the tasks it had not started are rerun one process each, so a
+failure stays confined to the run that caused it.
+"""
+
+import dataclasses
+import time
+from dataclasses import dataclass
+
+from ._pool import run_local
+
+__all__ = ["run_batched"]
+
+_BATCH_KEY = "__batch__"
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """Tasks run one after another in one worker; ``time_limit`` is the worker's budget."""
+
+    tasks: tuple
+    time_limit: float
+    execute: object = None
+
+
+def _execute_batch(batch, report=None):
+    """Worker side: run the batch's tasks, reporting each start and each finished row."""
+    send = report if report is not None else (lambda payload: None)
+    cache, rows = {}, []
+    for i, task in enumerate(batch.tasks):
+        send({_BATCH_KEY: (i, "start", None)})
+        row = batch.execute(
+            task, report=lambda r, i=i: send({_BATCH_KEY: (i, "start", r)}), cache=cache
+        )
+        send({_BATCH_KEY: (i, "done", row)})
+        rows.append(row)
+    return rows
+
+
+class _BatchProgress(dict):
+    """Parent side of a batch: collects the worker's reports (the pool passes each to
+    :meth:`update`); after a failure the pool sets ``status`` / ``error`` items on it."""
+
+    def __init__(self, batch, bar, blank_row, finish_row):
+        super().__init__()
+        self.batch, self.bar = batch, bar
+        self.blank_row, self.finish_row = blank_row, finish_row
+        self.rows, self.current, self.current_row, self.started = {}, None, None, None
+
+    def update(self, payload=(), **kw):
+        i, what, row = dict(payload)[_BATCH_KEY]
+        if what == "done":
+            self.rows[i] = row
+            self.current, self.current_row = None, None
+            self.bar.update(1)
+        else:
+            if self.current != i:
+                self.current, self.current_row, self.started = i, None, time.monotonic()
+            if row is not None:
+                self.current_row = row
+
+    def failed_rows(self):
+        """``{index: row}``: the finished runs and the failed one (the others are missing)."""
+        out = dict(self.rows)
+        i = self.current
+        if i is not None:
+            row = dict(self.current_row or self.blank_row(self.batch.tasks[i]))
+            row["status"] = self.get("status", "error")
+            error = self.get("error") or "worker died"
+            row["error"] = f"{error} (in a batch of {len(self.batch.tasks)} runs)"
+            if self.started is not None:
+                row["time_s"] = time.monotonic() - self.started
+            out[i] = self.finish_row(row)
+            self.bar.update(1)
+        return out
+
+
+class _NoBar:
+    def update(self, n=1):
+        pass
+
+
+def run_batched(tasks, n_jobs, memory_limit_mb, grace, bar, *, execute, blank_row, finish_row):
+    """Rows of ``tasks`` in task order: unbatched tasks one process each, batches one each.
+
+    ``execute(task, report, cache=)`` runs one task (``cache`` lets consecutive tasks of a batch
+    reuse their instance), ``blank_row(task)`` is the row of a task whose worker died before
+    reporting, ``finish_row(row)`` completes a failure row's defaults.
+    """
+    rows = [None] * len(tasks)
+    single = [i for i, t in enumerate(tasks) if t.batch is None]
+    groups = {}
+    for i, t in enumerate(tasks):
+        if t.batch is not None:
+            groups.setdefault(t.batch, []).append(i)
+
+    def run_single(indices, tasks_to_run):
+        done = run_local(tasks_to_run, n_jobs, memory_limit_mb, grace, bar, execute, blank_row)
+        for i, row in zip(indices, done, strict=True):
+            rows[i] = row
+
+    if single:
+        run_single(single, [tasks[i] for i in single])
+    if not groups:
+        return rows
+    index = list(groups.values())
+    batches = [
+        _Batch(tuple(tasks[i] for i in idx), sum(float(tasks[i].time_limit) for i in idx), execute)
+        for idx in index
+    ]
+    results = run_local(
+        batches,
+        n_jobs,
+        memory_limit_mb,
+        grace,
+        _NoBar(),  # rows are counted as the workers report them
+        _execute_batch,
+        lambda b: _BatchProgress(b, bar, blank_row, finish_row),
+    )
+    rerun = []
+    for idx, result in zip(index, results, strict=True):
+        got = dict(enumerate(result)) if isinstance(result, list) else result.failed_rows()
+        rerun += [i for j, i in enumerate(idx) if j not in got]
+        for j, i in enumerate(idx):
+            if j in got:
+                rows[i] = got[j]
+    if rerun:
+        run_single(rerun, [dataclasses.replace(tasks[i], batch=None) for i in rerun])
+    return rows

@@ -1,0 +1,148 @@
+"""Local worker processes for :func:`anonratio.bench.runner.sweep`.
+
+One forked process per task, at most ``n_jobs`` at a time, each with a hard wall-clock deadline
+(``time_limit + grace``; a worker past it is terminated and its row gets ``status="time_limit"``)
+and an optional address-space limit (``RLIMIT_AS``; a ``MemoryError`` or a worker that dies under
+the limit gives ``status="memory_limit"``). The worker reports the instance columns before the
+algorithm starts, so a killed run still knows its instance. Workers are forked (not spawned), so
+they inherit the parent's imports and registry.
+"""
+
+import importlib
+import multiprocessing as mp
+import resource
+import time
+import traceback
+from multiprocessing.connection import wait
+
+__all__ = ["run_local", "proc_status_mb"]
+
+
+def proc_status_mb(field_name):
+    """A ``/proc/self/status`` field (``VmRSS``, ``VmHWM``, ``VmSize``) in MiB, or None."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(field_name + ":"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return None
+
+
+def _worker(task, conn, memory_limit_mb, execute):
+    try:
+        if memory_limit_mb is not None:
+            size = (proc_status_mb("VmSize") or 0.0) + float(memory_limit_mb)
+            limit = int(size * 1024 * 1024)
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        row = execute(task, report=lambda r: conn.send(("start", r)))
+        conn.send(("done", row))
+    except BaseException as exc:  # pragma: no cover - last resort, keep the parent informed
+        try:
+            conn.send(("crash", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
+        except Exception:
+            pass
+    finally:
+        conn.close()
+
+
+class _Job:
+    def __init__(self, index, task, ctx, memory_limit_mb, grace, execute, blank_row):
+        self.index, self.task = index, task
+        self.recv, send = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(
+            target=_worker, args=(task, send, memory_limit_mb, execute), daemon=True
+        )
+        self.proc.start()
+        send.close()
+        self.start = time.monotonic()
+        self.span = float(task.time_limit) + grace
+        self.deadline = self.start + self.span
+        self.partial = blank_row(task)
+        self.row = None
+
+    def drain(self):
+        """Read what the worker sent; True once the job is over."""
+        try:
+            while self.recv.poll():
+                kind, payload = self.recv.recv()
+                if kind == "start":
+                    self.partial.update(payload)
+                elif kind == "done":
+                    self.row = payload
+                else:
+                    self.partial["error"] = f"worker crashed: {payload}"
+        except (EOFError, OSError):
+            return True
+        return self.row is not None
+
+    def finish(self, memory_limit_mb, timed_out=False):
+        if self.proc.is_alive():
+            self.proc.terminate()
+            self.proc.join(2)
+            if self.proc.is_alive():
+                self.proc.kill()
+        self.proc.join()
+        self.recv.close()
+        if self.row is not None:
+            return self.row
+        row = self.partial
+        if timed_out:
+            row["status"] = "time_limit"
+            row["time_s"] = time.monotonic() - self.start
+            row["error"] = f"killed after the hard timeout ({self.span:.1f} s)"
+        elif row.get("error") is None or not str(row["error"]).startswith("worker crashed"):
+            code = self.proc.exitcode
+            row["status"] = "memory_limit" if memory_limit_mb is not None else "error"
+            row["error"] = f"worker died without a result (exit code {code})"
+        return row
+
+
+#: imported once in the parent so forked workers start with them loaded
+_PRELOAD = (
+    "anonratio.instances.families",
+    "anonratio.solvers.forest",
+    "anonratio.solvers.one_two_factor",
+    "anonratio.solvers.two_factor",
+    "anonratio.exact.kanonymity_cpsat",
+    "anonratio.exact.kanonymity_ilp",
+)
+
+
+def _preload():
+    for name in _PRELOAD:
+        try:
+            importlib.import_module(name)
+        except Exception:  # a missing or broken module fails in its own tasks, not here
+            pass
+
+
+def run_local(tasks, n_jobs, memory_limit_mb, grace, bar, execute, blank_row):
+    """Run ``execute(task, report)`` for every task in forked workers; rows in task order."""
+    _preload()
+    ctx = mp.get_context("fork")
+    rows = [None] * len(tasks)
+    pending = list(enumerate(tasks))[::-1]
+    running = []
+    while pending or running:
+        while pending and len(running) < n_jobs:
+            index, task = pending.pop()
+            g = grace if grace is not None else 10.0 + 0.2 * float(task.time_limit)
+            running.append(_Job(index, task, ctx, memory_limit_mb, g, execute, blank_row))
+        now = time.monotonic()
+        timeout = max(0.0, min(j.deadline for j in running) - now)
+        wait([j.recv for j in running] + [j.proc.sentinel for j in running], timeout=timeout)
+        still = []
+        for job in running:
+            over = job.drain()
+            if not over and not job.proc.is_alive():
+                over = job.drain() or True
+            timed_out = not over and time.monotonic() >= job.deadline
+            if over or timed_out:
+                rows[job.index] = job.finish(memory_limit_mb, timed_out=timed_out)
+                bar.update(1)
+            else:
+                still.append(job)
+        running = still
+    return rows

@@ -1,0 +1,140 @@
+"""asv benchmarks of the k-anonymity algorithms (Aggarwal et al. 2005).
+
+* ``track_ratio_*``: cost ÷ committed reference optimum (``results/reference_optima.json``) of
+  each approximation algorithm on the fixed instances of :mod:`anonratio.bench.reference`; bigger
+  is worse. An instance whose content hash is not in the committed file (its generator changed)
+  is skipped rather than compared against a stale optimum.
+* ``time_*`` / ``peakmem_forest``: running time and peak memory; instance generation happens in
+  ``setup`` and is not timed.
+
+Run from the repository root: ``asv run --python=same --quick`` (or ``asv dev``).
+"""
+
+import importlib
+
+from anonratio.bench.reference import REFERENCE, load_reference, reference_instance
+from anonratio.exact import solve_k_anonymity
+from anonratio.instances import instance_id, verify
+from anonratio.instances.families import generate
+from anonratio.solvers import k_anonymize
+
+# the solvers import their modules lazily: import them here so no timing pays for an import
+for _name in ("solvers.forest", "solvers.one_two_factor", "solvers.two_factor"):
+    importlib.import_module(f"anonratio.{_name}")
+for _name in ("exact.kanonymity_cpsat", "exact.kanonymity_ilp"):
+    importlib.import_module(f"anonratio.{_name}")
+
+
+def _k(ref):
+    return ref.params.get("k", 3)  # the triangle gadget is a 3-anonymity instance
+
+
+def _names(k=None):
+    return [r.name for r in REFERENCE if k is None or _k(r) == k]
+
+
+def _ratio_setup(bench, name):
+    bench.instance, _ = reference_instance(name)
+    entry = load_reference().get(instance_id(bench.instance))
+    if entry is None:
+        raise NotImplementedError(f"{name}: no committed reference optimum for this instance")
+    bench.optimum = float(entry["optimum"])
+
+
+def _ratio(instance, optimum, method):
+    cost = verify(instance, k_anonymize(instance, method=method, seed=0)).cost
+    if optimum == 0:
+        return 1.0 if cost == 0 else float("inf")
+    return cost / optimum
+
+
+class TrackRatioForest:
+    """FOREST + DECOMPOSE-COMPONENT; proven ratio max(2k−1, 3k−5) (§4)."""
+
+    params = _names()
+    param_names = ["instance"]
+    unit = "ratio"
+
+    def setup(self, name):
+        _ratio_setup(self, name)
+
+    def track_ratio_forest(self, name):
+        return _ratio(self.instance, self.optimum, "forest")
+
+
+class TrackRatioFactor2:
+    """Minimum-weight [1,2]-factor, k = 2; proven ratio 1.5 binary, 2 suppression (§5)."""
+
+    params = _names(2)
+    param_names = ["instance"]
+    unit = "ratio"
+
+    def setup(self, name):
+        _ratio_setup(self, name)
+
+    def track_ratio_factor_2(self, name):
+        return _ratio(self.instance, self.optimum, "factor-2")
+
+
+class TrackRatioFactor3:
+    """Minimum-weight 2-factor + cycle decomposition, k = 3; proven ratio 2 binary (§6)."""
+
+    params = _names(3)
+    param_names = ["instance"]
+    unit = "ratio"
+
+    def setup(self, name):
+        _ratio_setup(self, name)
+
+    def track_ratio_factor_3(self, name):
+        return _ratio(self.instance, self.optimum, "factor-3")
+
+
+class Forest:
+    """FOREST on Adult-like generalization tables: n records × 8 attributes, k = 10."""
+
+    params = [2_000, 20_000]
+    param_names = ["n"]
+    timeout = 600
+
+    def setup(self, n):
+        self.instance, _ = generate("kanon-random", seed=0, n=n, m=8, k=10)
+
+    def time_forest(self, n):
+        k_anonymize(self.instance, method="forest", seed=0)
+
+    def peakmem_forest(self, n):
+        k_anonymize(self.instance, method="forest", seed=0)
+
+
+class Factors:
+    """The factor algorithms on a fixed random binary table of 60 records × 8 attributes."""
+
+    timeout = 300
+
+    def setup(self):
+        self.two, _ = generate("kanon-binary", seed=0, n=60, m=8, k=2)
+        self.three, _ = generate("kanon-binary", seed=0, n=60, m=8, k=3)
+
+    def time_factor_2(self):
+        k_anonymize(self.two, method="factor-2", seed=0)
+
+    def time_factor_3(self):
+        k_anonymize(self.three, method="factor-3", seed=0)
+
+
+class Exact:
+    """CP-SAT and HiGHS (one thread) to a proven optimum on small reference instances."""
+
+    params = ["binary-20x6-k3", "ternary-10x5-k4", "planted-24x6-k5"]
+    param_names = ["instance"]
+    timeout = 300
+
+    def setup(self, name):
+        self.instance, _ = reference_instance(name)
+
+    def time_cpsat(self, name):
+        solve_k_anonymity(self.instance, method="cpsat", time_limit=120, seed=0, threads=1)
+
+    def time_highs(self, name):
+        solve_k_anonymity(self.instance, method="highs", time_limit=120, seed=0, threads=1)

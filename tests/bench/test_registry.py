@@ -1,0 +1,90 @@
+"""Tests of the algorithm registry (anonratio.bench.registry)."""
+
+import numpy as np
+import pytest
+from anonratio.bench.registry import REGISTRY, Algorithm, algorithms_for, get_algorithm
+from anonratio.instances import Hierarchy, KAnonymityInstance, Table
+
+
+def _table(codes, n_values=2, hierarchies=None):
+    codes = np.asarray(codes)
+    m = codes.shape[1]
+    values = tuple(tuple(str(v) for v in range(n_values)) for _ in range(m))
+    return Table(codes, tuple(f"a{j}" for j in range(m)), values, hierarchies=hierarchies)
+
+
+def _binary(k, n=None, m=3, seed=0):
+    n = max(8, k) if n is None else n
+    rng = np.random.default_rng(seed)
+    return KAnonymityInstance(_table(rng.integers(0, 2, size=(n, m))), k)
+
+
+KANON = ["forest", "factor-2", "factor-3", "cpsat", "highs", "cbc"]
+
+
+def test_registry_contents():
+    assert [a.name for a in algorithms_for("k-anonymity")] == KANON
+    kinds = {name: REGISTRY[name].kind for name in KANON}
+    assert kinds == {
+        "forest": "approximation",
+        "factor-2": "approximation",
+        "factor-3": "approximation",
+        "cpsat": "exact",
+        "highs": "exact",
+        "cbc": "exact",
+    }
+    for name in KANON:
+        alg = REGISTRY[name]
+        assert isinstance(alg, Algorithm)
+        assert alg.name == name
+        assert alg.problem == "k-anonymity"
+        assert alg.source and alg.complexity and alg.guarantee_text
+        assert callable(alg.run) and callable(alg.guarantee) and callable(alg.supports)
+    assert "Aggarwal et al. 2005" in REGISTRY["forest"].source
+    assert REGISTRY["forest"].guarantee_text == "max(2k-1, 3k-5)"
+
+
+def test_get_algorithm_and_problem_filter():
+    assert get_algorithm("cpsat") is REGISTRY["cpsat"]
+    assert [a.name for a in algorithms_for("k-anonymity")] == KANON
+    assert algorithms_for("r-gather") == []
+
+
+@pytest.mark.parametrize("bad", ["nope", "", None])
+def test_unknown_algorithm_message(bad):
+    with pytest.raises(ValueError, match=r"unknown algorithm .*; known: \[.*'cbc', 'cpsat'"):
+        get_algorithm(bad)
+
+
+@pytest.mark.parametrize(("k", "expected"), [(2, 3.0), (3, 5.0), (4, 7.0), (5, 10.0), (10, 25.0)])
+def test_forest_guarantee(k, expected):
+    assert REGISTRY["forest"].guarantee(_binary(k)) == pytest.approx(expected)
+
+
+def test_factor_guarantees():
+    binary2, binary3 = _binary(2), _binary(3)
+    assert REGISTRY["factor-2"].guarantee(binary2) == pytest.approx(1.5)
+    assert REGISTRY["factor-3"].guarantee(binary3) == pytest.approx(2.0)
+    # suppression on a ternary alphabet: 2 for factor-2, nothing proven for factor-3
+    rng = np.random.default_rng(1)
+    ternary = _table(rng.integers(0, 3, size=(9, 3)), n_values=3)
+    assert REGISTRY["factor-2"].guarantee(KAnonymityInstance(ternary, 2)) == pytest.approx(2.0)
+    assert REGISTRY["factor-3"].guarantee(KAnonymityInstance(ternary, 3)) is None
+    # generalization with a two-level hierarchy: no guarantee for either
+    h = Hierarchy.from_rows([["0", "a", "*"], ["1", "a", "*"], ["2", "b", "*"]])
+    gen = _table(rng.integers(0, 3, size=(9, 2)), n_values=3, hierarchies=(h, h))
+    assert REGISTRY["factor-2"].guarantee(KAnonymityInstance(gen, 2, "generalization")) is None
+    assert REGISTRY["factor-3"].guarantee(KAnonymityInstance(gen, 3, "generalization")) is None
+    for name in ("cpsat", "highs", "cbc"):
+        assert REGISTRY[name].guarantee(binary3) == 1.0
+
+
+def test_supports():
+    two, three = _binary(2), _binary(3)
+    for name in ("forest", "cpsat", "highs", "cbc"):
+        assert REGISTRY[name].supports(two) is None
+        assert REGISTRY[name].supports(three) is None
+    assert REGISTRY["factor-2"].supports(two) is None
+    assert REGISTRY["factor-2"].supports(three) == "factor-2 needs k=2, got k=3"
+    assert REGISTRY["factor-3"].supports(three) is None
+    assert REGISTRY["factor-3"].supports(two) == "factor-3 needs k=3, got k=2"

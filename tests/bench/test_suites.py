@@ -1,0 +1,64 @@
+"""Tests of the benchmark suites (anonratio.bench.suites)."""
+
+from collections import Counter
+
+import pytest
+from anonratio.bench.registry import REGISTRY
+from anonratio.bench.runner import Task
+from anonratio.bench.suites import SCALING_N, SUITES, Suite, expand, get_suite
+from anonratio.instances.families import FAMILIES, generate
+
+
+def test_suite_names_and_lookup():
+    assert list(SUITES) == ["quick", "full", "exact-scaling", "paper-fig7"]
+    assert all(isinstance(s, Suite) and s.description for s in SUITES.values())
+    assert get_suite("quick") is SUITES["quick"]
+    with pytest.raises(ValueError, match=r"unknown suite 'nope'; known suites: \['exact-scaling'"):
+        get_suite("nope")
+
+
+def test_quick_suite_tasks():
+    tasks = [t for t in get_suite("quick").tasks() if t.family.startswith("kanon-")]
+    assert tasks and all(isinstance(t, Task) for t in tasks)
+    assert {t.family for t in tasks} <= set(FAMILIES)
+    assert {t.algorithm for t in tasks} == {"forest", "factor-2", "factor-3", "cpsat", "highs"}
+    assert all(10 <= t.time_limit <= 20 for t in tasks)
+    # every task builds, and only supported combinations are there
+    for t in tasks:
+        instance, meta = generate(t.family, seed=t.seed, **t.family_params)
+        assert meta["family"] == t.family
+        assert REGISTRY[t.algorithm].supports(instance) is None
+        assert instance.n <= 30
+    per_instance = Counter((t.family, str(sorted(t.family_params.items())), t.seed) for t in tasks)
+    assert set(per_instance.values()) <= {3, 4}  # forest + 2 exact (+ a factor algorithm)
+    ks = {t.family_params.get("k") for t in tasks}
+    assert {2, 3, 4, 5} <= ks
+    assert {"kanon-binary", "kanon-ternary", "kanon-random", "kanon-planted"} <= {
+        t.family for t in tasks
+    }
+    assert "kanon-triangles" in {t.family for t in tasks}
+
+
+def test_exact_scaling_suite():
+    tasks = get_suite("exact-scaling").tasks()
+    assert {t.algorithm for t in tasks} == {"cpsat", "highs"}
+    assert {t.family for t in tasks} == {"kanon-binary"}
+    assert {t.time_limit for t in tasks} == {60.0}
+    assert {t.family_params["k"] for t in tasks} == {2, 3, 5}
+    assert sorted({t.family_params["n"] for t in tasks}) == list(SCALING_N)
+
+
+def test_full_suite_is_larger():
+    full = get_suite("full").tasks()
+    assert len(full) > 5 * len(get_suite("quick").tasks())
+    assert {t.family for t in full} <= set(FAMILIES)
+    assert max(t.family_params.get("n", 0) for t in full) >= 100
+
+
+def test_expand_skips_unsupported_and_checks_names():
+    inst = [("kanon-binary", {"n": 8, "m": 3, "k": k}, 0) for k in (2, 3, 4)]
+    tasks = expand(inst, ["forest", "factor-2", "factor-3"], time_limit=5)
+    got = sorted((t.family_params["k"], t.algorithm) for t in tasks)
+    assert got == [(2, "factor-2"), (2, "forest"), (3, "factor-3"), (3, "forest"), (4, "forest")]
+    with pytest.raises(ValueError, match="unknown algorithm 'nope'"):
+        expand(inst, ["nope"], time_limit=5)
