@@ -15,6 +15,11 @@ bicriteria guarantee: its bins may hold only ``(1 - 2 eps) k``, so its rows carr
 ``relaxed=True`` and never count as an optimum or upper bound) and the exact models ``bc-cpsat``,
 ``bc-highs``, ``bc-cbc``.
 
+The zip-code, GPS-rectangle and ordered-label problems of Du et al. (2009, §2-§4) register
+``spanning-tree-split`` / ``zip-cpsat``, ``kdtree-split`` / ``gps-cpsat`` / ``gps-highs`` /
+``gps-guillotine`` (heuristic: the best guillotine partition, an upper bound only) and
+``ordered-greedy`` (exact) in :mod:`anonratio.bench._registry_paper004`.
+
 ``simplified-spread`` counts as an approximation: the paper proves no ratio for it, but Theorem 7's
 argument bounds its cost by Fold's ``max(k - 1 + max x, 3k - 3)`` for either order (items ``>= k``
 alone, closed greedy bins ``<= 2k - 2``, the greedy left-over phase never raises the maximum, the
@@ -29,7 +34,7 @@ k-Anonymity". Journal of Privacy Technology, 2005: §4 (FOREST), §5 ([1,2]-fact
 
 Du, Eppstein, Goodrich, Lueker. "On the Approximability of Geometric and Geographic
 Generalization and the Min-Max Bin Covering Problem". WADS 2009: §4 (Theorems 7, 10, 11), §5
-(experiments, Figure 7).
+(experiments, Figure 7); §2 (zip codes), §3 (GPS rectangles, Theorem 4), §4 (ordered labels).
 """
 
 from collections.abc import Callable
@@ -369,6 +374,11 @@ def _bin_covering_algorithms():
 
 
 REGISTRY.update((a.name, a) for a in _bin_covering_algorithms())
+
+# zip codes, GPS rectangles, ordered labels (Du et al. 2009, §2-§4); kept in their own module
+from ._registry_paper004 import paper004_algorithms  # noqa: E402
+
+REGISTRY.update((a.name, a) for a in paper004_algorithms())
 
 
 def get_algorithm(name):

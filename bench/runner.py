@@ -264,7 +264,15 @@ def _run_algorithm(instance, algorithm, row, *, seed, time_limit):
 
     status = solution.status
     row["status"] = status
-    if alg.kind != "exact" and status != "feasible":
+    info = dict(solution.info or {})
+    if alg.kind != "exact" and "guarantee" in info:
+        # the run's own proven ratio (e.g. spanning-tree split: it depends on the tree found;
+        # None when the run proves none) overrides the static one
+        try:
+            row["guarantee"] = _num(info["guarantee"])
+        except (TypeError, ValueError):
+            row["guarantee"] = math.nan
+    if alg.kind != "exact" and status not in ("feasible", "optimal"):
         row["guarantee"] = math.nan  # e.g. a factor ILP stopped by its time limit: no guarantee
     row["objective"] = _num(solution.objective)
     row["info"] = _json(_scalar_info(solution.info))
@@ -335,7 +343,10 @@ def run_instance(instance, algorithm, *, seed=0, time_limit=60.0, family="file",
         One row with every DESIGN §4 column (per-instance ones such as ``optimum`` and
         ``ratio`` are filled by :func:`finalize`), plus ``k``, ``m``, ``instance_seed``,
         ``family_params``, ``time_limit``, ``objective`` (the solver's own claim),
-        ``known_optimum``, ``run_lower_bound(_source)``, ``error`` and ``info``. Exceptions in
+        ``known_optimum``, ``run_lower_bound(_source)``, ``error`` and ``info``. ``guarantee``
+        is the registry's ratio for the instance, overridden for non-exact algorithms by the
+        run's own ``Solution.info["guarantee"]`` when present (``None`` there: no guarantee),
+        and empty when such a run ends neither ``feasible`` nor ``optimal``. Exceptions in
         the algorithm, unsupported instances, unknown algorithms and infeasible solutions give
         ``status="error"`` with the reason in ``error``.
     """

@@ -5,9 +5,16 @@
   approximation algorithm plus CP-SAT and HiGHS at 15 s, so most instances get a proven optimum.
   Plus small Min-Max Bin Covering instances (uniform, Zipf, 3-Partition yes/no, 10–30 items)
   with Fold, Spread and simplified Spread in both orders, the relaxed scheme and ``bc-cpsat`` /
-  ``bc-highs`` (all proven optimal within seconds). Finishes in under 3 minutes on 2 cores.
+  ``bc-highs`` (all proven optimal within seconds). Plus small zip-code (Delaunay, grid,
+  planted; 15–20 nodes), GPS-rectangle (uniform, grid, clustered; 10–12 points; the cross and
+  pinwheel gadgets) and ordered-label (30 labels) instances of Du et al. (2009, §2–§4) with
+  ``spanning-tree-split`` / ``zip-cpsat``, ``kdtree-split`` / ``gps-guillotine`` / ``gps-cpsat``
+  / ``gps-highs`` and ``ordered-greedy`` (all proven optimal within about a second). Finishes
+  in under 3 minutes on 2 cores.
 * ``full``: larger tables (n up to 100), k up to 10, five seeds, larger gadgets; exact solvers
   at 120 s (they prove optimality only on the smaller instances; the rest get certified ratios).
+  Likewise larger bin-covering, zip-code (up to 50 nodes), GPS (up to 20 points, gadgets up to
+  k = 10) and ordered-label (up to 1000 labels) instances.
 * ``exact-scaling``: random binary tables (m = 10) of growing n for k = 2, 3, 5 with CP-SAT and
   HiGHS at 60 s, to measure the largest n each solver still solves to optimality.
 * ``paper-fig7``: Figure 7 of Du et al. (2009, §5) — Fold, simplified Spread and Theorem 10's
@@ -44,6 +51,12 @@ BIN_COVERING = (
     "relaxed",
 )
 BIN_COVERING_EXACT = ("bc-cpsat", "bc-highs")
+
+#: zip codes, GPS rectangles and ordered labels (Du et al. 2009, §2-§4): (approximations and
+#: heuristics, exact models) per problem
+ZIP_CODES = (("spanning-tree-split",), ("zip-cpsat",))
+GPS_RECTANGLES = (("kdtree-split", "gps-guillotine"), ("gps-cpsat", "gps-highs"))
+ORDERED_LABELS = ((), ("ordered-greedy",))
 
 
 @dataclass(frozen=True)
@@ -124,7 +137,8 @@ def _quick():
     inst += _grid("kanon-planted", (0,), n=[30], m=[8], n_groups=[5], k=[2, 3, 5])
     inst += _grid("kanon-triangles", (0, 1), n_triangles=[3], n_vertices=[7])
     inst += _grid("kanon-gap-pair", (0,), k=[4], member=["first", "second"])
-    return expand(inst, APPROXIMATION + EXACT, time_limit=15.0) + _quick_bin_covering()
+    tasks = expand(inst, APPROXIMATION + EXACT, time_limit=15.0) + _quick_bin_covering()
+    return tasks + _quick_paper004()
 
 
 def _quick_bin_covering():
@@ -139,6 +153,50 @@ def _quick_bin_covering():
     inst += _grid("bc-3partition-no", (0, 1), m=[4])
     inst += _grid("bc-3partition-no", (0,), m=[6])
     return expand(inst, BIN_COVERING + BIN_COVERING_EXACT, time_limit=15.0)
+
+
+def _paper004_tasks(zips, gps, ordered, *, time_limit):
+    """Tasks of zip-code, GPS-rectangle and ordered-label instances, each with its algorithms."""
+    tasks = []
+    for inst, (algs, exact) in (
+        (zips, ZIP_CODES),
+        (gps, GPS_RECTANGLES),
+        (ordered, ORDERED_LABELS),
+    ):
+        tasks += expand(inst, algs + exact, time_limit=time_limit)
+    return tasks
+
+
+def _quick_paper004():
+    # sizes chosen so zip-cpsat, gps-cpsat and gps-highs prove optimality in about a second
+    zips = []
+    zips += _grid("zip-delaunay", (0, 1), n=[15, 20], k=[15])
+    zips += _grid("zip-grid", (0, 1), rows=[4], cols=[5], k=[15])
+    zips += _grid("zip-planted", (0, 1), n=[20], n_parts=[4], k=[10])
+    gps = []
+    gps += _grid("gps-uniform", (0, 1), n=[10], k=[5], weight_max=[3])
+    gps += _grid("gps-uniform", (0, 1), n=[12], k=[4], weight_max=[3], grid=[5])
+    gps += _grid("gps-clustered", (0, 1), n=[12], k=[5], weight_max=[3])
+    gps += _grid("gps-cross", (0,), k=[3, 5])
+    gps += _grid("gps-pinwheel", (0,), k=[3, 5])
+    ordered = _grid("ordered-random", (0, 1, 2), n=[30], k=[10])
+    return _paper004_tasks(zips, gps, ordered, time_limit=15.0)
+
+
+def _full_paper004(seeds):
+    zips = []
+    zips += _grid("zip-delaunay", seeds, n=[20, 30, 50], k=[15, 30])
+    zips += _grid("zip-delaunay", seeds, n=[30], k=[20], weights=["lognormal"])
+    zips += _grid("zip-grid", seeds, rows=[4, 6], cols=[5, 8], k=[15, 30])
+    zips += _grid("zip-planted", seeds, n=[30, 50], n_parts=[5], k=[10, 20])
+    gps = []
+    gps += _grid("gps-uniform", seeds, n=[10, 15, 20], k=[5, 10], weight_max=[3])
+    gps += _grid("gps-uniform", seeds, n=[20], k=[5], weight_max=[3], grid=[6])
+    gps += _grid("gps-clustered", seeds, n=[15, 20], k=[5, 10], weight_max=[3])
+    gps += _grid("gps-cross", (0,), k=[2, 3, 5, 8, 10])
+    gps += _grid("gps-pinwheel", (0,), k=[2, 3, 5, 8, 10])
+    ordered = _grid("ordered-random", seeds, n=[30, 100, 1000], k=[10, 50])
+    return _paper004_tasks(zips, gps, ordered, time_limit=120.0)
 
 
 def _full():
@@ -159,7 +217,8 @@ def _full():
     inst += _grid("kanon-triangles", seeds, n_triangles=[3, 4, 5], n_vertices=[8])
     inst += _grid("kanon-gap-pair", (0,), k=[3, 4, 5, 6, 7, 8], member=["first", "second"])
     tasks = expand(inst, APPROXIMATION + EXACT, time_limit=120.0)
-    return tasks + expand(bc, BIN_COVERING + BIN_COVERING_EXACT, time_limit=120.0)
+    tasks += expand(bc, BIN_COVERING + BIN_COVERING_EXACT, time_limit=120.0)
+    return tasks + _full_paper004(seeds)
 
 
 #: n values of the exact-scaling suite
@@ -186,14 +245,16 @@ SUITES = {
         Suite(
             "quick",
             "small binary/ternary/generalization/planted tables (n 10-30, k 2-5, 1-2 seeds) and "
-            "the §3/§4 gadgets; forest, factor-2, factor-3, cpsat, highs at 15 s; < 3 min on "
-            "2 cores",
+            "the §3/§4 gadgets; forest, factor-2, factor-3, cpsat, highs at 15 s; small "
+            "bin-covering, zip-code, GPS-rectangle and ordered-label instances with their "
+            "algorithms and exact models; < 3 min on 2 cores",
             _quick,
         ),
         Suite(
             "full",
             "binary/ternary/categorical/generalization/planted tables up to n = 100, k up to 10, "
-            "5 seeds, larger gadgets; approximations + cpsat + highs at 120 s (hours)",
+            "5 seeds, larger gadgets; approximations + cpsat + highs at 120 s; larger "
+            "bin-covering, zip-code, GPS and ordered-label instances (hours)",
             _full,
         ),
         Suite(

@@ -469,3 +469,9 @@ for _fam in (
 ):
     register_family(_fam)
 del _fam
+
+
+# ---------------------------------------------------------------------------------------------
+# zip codes, GPS rectangles, ordered labels (Du et al. 2009, §2-§4): registered by their module
+# ---------------------------------------------------------------------------------------------
+from . import families_paper004  # noqa: E402, F401  (registers its families in FAMILIES)

@@ -44,6 +44,36 @@ def test_registry_contents():
     assert REGISTRY["forest"].guarantee_text == "max(2k-1, 3k-5)"
 
 
+#: every registered algorithm, per problem, in registry order
+ALL = {
+    "k-anonymity": KANON,
+    "bin-covering": [
+        "fold-random",
+        "fold-sorted",
+        "spread-random",
+        "spread-sorted",
+        "simplified-spread-random",
+        "simplified-spread-sorted",
+        "relaxed",
+        "bc-cpsat",
+        "bc-highs",
+        "bc-cbc",
+    ],
+    "zip-codes": ["spanning-tree-split", "zip-cpsat"],
+    "gps-rectangles": ["kdtree-split", "gps-cpsat", "gps-highs", "gps-guillotine"],
+    "ordered-labels": ["ordered-greedy"],
+}
+
+
+def test_every_algorithm_listed_once_with_its_problem():
+    assert sorted(REGISTRY) == sorted(n for names in ALL.values() for n in names)
+    for problem, names in ALL.items():
+        assert [a.name for a in algorithms_for(problem)] == names
+    for alg in REGISTRY.values():
+        assert alg.kind in ("approximation", "heuristic", "exact")
+        assert alg.source and alg.complexity and alg.guarantee_text
+
+
 def test_get_algorithm_and_problem_filter():
     assert get_algorithm("cpsat") is REGISTRY["cpsat"]
     assert [a.name for a in algorithms_for("k-anonymity")] == KANON

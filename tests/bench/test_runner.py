@@ -1,5 +1,6 @@
 """Tests of the sweep runner (anonratio.bench.runner): rows, failures, timeouts, finalize."""
 
+import dataclasses
 import json
 import math
 import zlib
@@ -142,6 +143,44 @@ def test_exact_bound_counts_as_run_bound(monkeypatch):
     assert row["error"].startswith("solver objective")
     assert row["run_lower_bound"] == max(2.5, lower_bound(inst)[0])
     assert row["gap"] == pytest.approx((row["cost"] - 2.5) / row["cost"])
+
+
+@pytest.mark.parametrize(
+    ("info", "status", "expected"),
+    [
+        ({"guarantee": 2.5}, "feasible", 2.5),  # the run's own proven ratio wins
+        ({"guarantee": 1.75}, "optimal", 1.75),  # optimal non-exact runs keep it
+        ({"guarantee": None}, "feasible", None),  # the run proves none
+        ({}, "feasible", 4.0),  # no claim: the registry's static guarantee
+        ({"guarantee": 2.5}, "time_limit", None),  # stopped: no guarantee at all
+    ],
+)
+def test_run_guarantee_overrides_static_one(monkeypatch, info, status, expected):
+    def run(instance, *, seed=None, time_limit=None):
+        return Solution(np.zeros(instance.n, dtype=np.int64), "g", status=status, info=info)
+
+    alg = _register(monkeypatch, "g", run)
+    monkeypatch.setitem(registry.REGISTRY, "g", dataclasses.replace(alg, guarantee=_four))
+    row = run_instance(_instance(k=2), "g")
+    assert row["verified"] is True and row["status"] == status
+    if expected is None:
+        assert math.isnan(row["guarantee"])
+    else:
+        assert row["guarantee"] == expected
+
+
+def _four(instance):
+    return 4.0
+
+
+def test_exact_rows_ignore_a_run_guarantee(monkeypatch):
+    def run(instance, *, seed=None, time_limit=None):
+        labels = np.zeros(instance.n, dtype=np.int64)
+        return Solution(labels, "e", status="optimal", info={"guarantee": 3.0})
+
+    alg = _register(monkeypatch, "e", run, kind="exact")
+    monkeypatch.setitem(registry.REGISTRY, "e", dataclasses.replace(alg, guarantee=_four))
+    assert run_instance(_instance(k=2), "e")["guarantee"] == 4.0
 
 
 # ---------------------------------------------------------------------------------------------

@@ -39,6 +39,42 @@ def test_quick_suite_tasks():
     assert "kanon-triangles" in {t.family for t in tasks}
 
 
+#: problem -> (approximations/heuristics, exact models) of the quick and full suites
+PAPER004 = {
+    "zip": ({"spanning-tree-split"}, {"zip-cpsat"}),
+    "gps": ({"kdtree-split", "gps-guillotine"}, {"gps-cpsat", "gps-highs"}),
+    "ordered": (set(), {"ordered-greedy"}),
+}
+
+
+@pytest.mark.parametrize("suite", ["quick", "full"])
+def test_paper004_tasks(suite):
+    tasks = get_suite(suite).tasks()
+    families = {t.family for t in tasks}
+    assert {
+        "zip-delaunay",
+        "zip-grid",
+        "zip-planted",
+        "gps-uniform",
+        "gps-clustered",
+        "gps-cross",
+        "gps-pinwheel",
+        "ordered-random",
+    } <= families
+    for prefix, (approx, exact) in PAPER004.items():
+        mine = [t for t in tasks if t.family.startswith(prefix + "-")]
+        assert {t.algorithm for t in mine} == approx | exact
+        per_instance = Counter(
+            (t.family, str(sorted(t.family_params.items())), t.seed) for t in mine
+        )
+        assert set(per_instance.values()) == {len(approx | exact)}
+    if suite == "quick":
+        for t in (t for t in tasks if t.family.split("-")[0] in PAPER004):
+            assert t.time_limit == 15.0
+            instance, _ = generate(t.family, seed=t.seed, **t.family_params)
+            assert instance.n <= {"zip": 25, "gps": 12, "ordered": 30}[t.family.split("-")[0]]
+
+
 def test_exact_scaling_suite():
     tasks = get_suite("exact-scaling").tasks()
     assert {t.algorithm for t in tasks} == {"cpsat", "highs"}

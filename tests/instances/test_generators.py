@@ -4,7 +4,14 @@ import re
 
 import numpy as np
 import pytest
-from anonratio.instances import PROBLEMS, KAnonymityInstance, Table, instance_id, verify
+from anonratio.instances import (
+    PROBLEMS,
+    KAnonymityInstance,
+    Solution,
+    Table,
+    instance_id,
+    verify,
+)
 from anonratio.instances.families import FAMILIES, Family, coerce_param, generate, register_family
 from anonratio.instances.generators import (
     binary_table,
@@ -167,7 +174,10 @@ def test_every_family_generates_a_valid_deterministic_instance(name):
     assert instance_id(inst) == instance_id(again) and meta == meta2
     assert meta["family"] == name and meta["seed"] == 7 and meta["problem"] == fam.problem
     assert set(meta["params"]) == set(fam.defaults)
-    assert verify(inst, np.zeros(inst.n, dtype=int)).feasible
+    one_part = np.zeros(inst.n, dtype=int)
+    if fam.problem == "gps-rectangles":  # rectangles must come with the labels: the bounding box
+        one_part = Solution(one_part, "test", info={"rectangles": [list(inst.box)]})
+    assert verify(inst, one_part).feasible
     if "optimum" in meta:
         assert meta["optimum"] >= 0
     if "upper_bound" in meta:
@@ -182,8 +192,26 @@ def test_families_cover_the_required_names():
         "kanon-planted",
         "kanon-triangles",
         "kanon-gap-pair",
+        "bc-uniform",
+        "bc-zipf",
+        "bc-3partition-yes",
+        "bc-3partition-no",
+        "bc-census",
+        "zip-delaunay",
+        "zip-grid",
+        "zip-planted",
+        "gps-uniform",
+        "gps-clustered",
+        "gps-cross",
+        "gps-pinwheel",
+        "ordered-random",
     }
     assert required <= set(FAMILIES)
+    problems = {name: FAMILIES[name].problem for name in required if name.split("-")[0] != "kanon"}
+    assert {problems[n] for n in ("zip-delaunay", "zip-grid", "zip-planted")} == {"zip-codes"}
+    gps = ("gps-uniform", "gps-clustered", "gps-cross", "gps-pinwheel")
+    assert {problems[n] for n in gps} == {"gps-rectangles"}
+    assert problems["ordered-random"] == "ordered-labels"
 
 
 def test_family_params_are_coerced_from_strings():
