@@ -168,6 +168,13 @@ def decide_status(
     -----
     ``optimal`` needs an incumbent *and* a bound that proves it; a solver claim of optimality
     without such a bound (a MIP stopped at a gap tolerance) gives ``feasible``.
+
+    Examples
+    --------
+    >>> decide_status(has_solution=True, objective=10, bound=9.5, hit_limit=True, integral=True)
+    ('optimal', 10)
+    >>> decide_status(has_solution=True, objective=10, bound=8.0, proven_optimal=True)
+    ('feasible', 8.0)
     """
     sign = 1.0 if sense == "min" else -1.0
     if bound is not None and not math.isfinite(bound):
@@ -235,6 +242,16 @@ def run_cpsat(model, *, time_limit, seed=0, threads=1, log=False, parameters=Non
     RunResult
         ``value`` is ``solver.value``; ``info`` holds ``n_variables``, ``n_constraints``,
         ``num_branches``, ``num_conflicts`` and CP-SAT's own ``wall_time``.
+
+    Examples
+    --------
+    >>> model = cp_model.CpModel()
+    >>> x = model.new_int_var(0, 10, "x")
+    >>> _ = model.add(3 * x >= 7)
+    >>> model.minimize(x)
+    >>> run = run_cpsat(model, time_limit=5, seed=0, threads=1)
+    >>> run.status, run.objective, run.bound, run.value(x)
+    ('optimal', 3.0, 3.0, 3)
     """
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = float(time_limit)
