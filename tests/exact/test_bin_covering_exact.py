@@ -1,6 +1,6 @@
 """Tests of exact/bin_covering_cpsat.py and exact/bin_covering_ilp.py (tiny instances)."""
 
-from functools import cache
+from functools import partial
 
 import numpy as np
 import pytest
@@ -13,44 +13,14 @@ from anonratio.instances.bin_covering_data import (
     three_partition_no_instance,
 )
 from anonratio.solvers.spread import spread
+from bruteforce import bin_covering_instances
+from bruteforce import bin_covering_optimum as brute_opt
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SOLVERS = {"cpsat": solve_cpsat, "highs": solve_highs, "cbc": solve_cbc}
 
 
-@cache
-def brute_opt(sizes, k):
-    """Exact optimum by a DP over subsets (n <= 10)."""
-    n = len(sizes)
-    sums = [0] * (1 << n)
-    for m in range(1, 1 << n):
-        low = (m & -m).bit_length() - 1
-        sums[m] = sums[m & (m - 1)] + sizes[low]
-    best = [float("inf")] * (1 << n)
-    best[0] = 0
-    for m in range(1, 1 << n):
-        low = m & -m
-        rest = m ^ low
-        s = rest
-        while True:
-            b = s | low
-            if sums[b] >= k and best[m ^ b] < float("inf"):
-                best[m] = min(best[m], max(sums[b], best[m ^ b]))
-            if s == 0:
-                break
-            s = (s - 1) & rest
-    return best[(1 << n) - 1]
-
-
-@st.composite
-def instances(draw, max_n=8):
-    k = draw(st.integers(1, 30))
-    top = draw(st.integers(1, 2 * k + 2))
-    sizes = draw(st.lists(st.integers(1, top), min_size=1, max_size=max_n))
-    if sum(sizes) < k:
-        sizes.append(k)
-    return BinCoveringInstance(sizes, k)
+instances = partial(bin_covering_instances, max_n=8, max_k=30, spread=2)
 
 
 def _check_optimal(inst, sol, optimum):

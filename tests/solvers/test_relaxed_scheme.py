@@ -1,6 +1,6 @@
 """Tests of solvers/relaxed_scheme.py: Theorem 11 (Du et al. 2009), checked in relaxed mode."""
 
-from functools import cache
+from functools import partial
 from importlib import import_module
 
 import numpy as np
@@ -14,6 +14,8 @@ from anonratio.solvers.relaxed_scheme import (
     relaxed_guarantee,
     relaxed_scheme,
 )
+from bruteforce import bin_covering_instances
+from bruteforce import bin_covering_optimum as brute_opt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,38 +23,7 @@ from hypothesis import strategies as st
 relaxed_module = import_module("anonratio.solvers.relaxed_scheme")
 
 
-@cache
-def brute_opt(sizes, k):
-    """Exact optimum by a DP over subsets (n <= 10)."""
-    n = len(sizes)
-    sums = [0] * (1 << n)
-    for m in range(1, 1 << n):
-        low = (m & -m).bit_length() - 1
-        sums[m] = sums[m & (m - 1)] + sizes[low]
-    best = [float("inf")] * (1 << n)
-    best[0] = 0
-    for m in range(1, 1 << n):
-        low = m & -m
-        rest = m ^ low
-        s = rest
-        while True:
-            b = s | low
-            if sums[b] >= k and best[m ^ b] < float("inf"):
-                best[m] = min(best[m], max(sums[b], best[m ^ b]))
-            if s == 0:
-                break
-            s = (s - 1) & rest
-    return best[(1 << n) - 1]
-
-
-@st.composite
-def instances(draw, max_n=9):
-    k = draw(st.integers(1, 40))
-    top = draw(st.integers(1, 4 * k + 2))
-    sizes = draw(st.lists(st.integers(1, top), min_size=1, max_size=max_n))
-    if sum(sizes) < k:
-        sizes.append(k)
-    return BinCoveringInstance(sizes, k)
+instances = partial(bin_covering_instances, max_n=9, max_k=40, spread=4)
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)

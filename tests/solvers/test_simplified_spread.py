@@ -1,6 +1,6 @@
 """Tests of solvers/simplified_spread.py: the Spread of the paper's experiments (§5)."""
 
-from functools import cache
+from functools import partial
 
 import numpy as np
 import pytest
@@ -9,42 +9,12 @@ from anonratio.instances.bin_covering import BinCoveringInstance
 from anonratio.instances.bin_covering_data import census_instance, zipf_instance
 from anonratio.solvers.fold import fold, fold_bound
 from anonratio.solvers.simplified_spread import simplified_spread, simplified_spread_guarantee
+from bruteforce import bin_covering_instances
+from bruteforce import bin_covering_optimum as brute_opt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-
-@cache
-def brute_opt(sizes, k):
-    """Exact optimum by a DP over subsets (n <= 10)."""
-    n = len(sizes)
-    sums = [0] * (1 << n)
-    for m in range(1, 1 << n):
-        low = (m & -m).bit_length() - 1
-        sums[m] = sums[m & (m - 1)] + sizes[low]
-    best = [float("inf")] * (1 << n)
-    best[0] = 0
-    for m in range(1, 1 << n):
-        low = m & -m
-        rest = m ^ low
-        s = rest
-        while True:
-            b = s | low
-            if sums[b] >= k and best[m ^ b] < float("inf"):
-                best[m] = min(best[m], max(sums[b], best[m ^ b]))
-            if s == 0:
-                break
-            s = (s - 1) & rest
-    return best[(1 << n) - 1]
-
-
-@st.composite
-def instances(draw, max_n=9):
-    k = draw(st.integers(1, 40))
-    top = draw(st.integers(1, 2 * k + 2))
-    sizes = draw(st.lists(st.integers(1, top), min_size=1, max_size=max_n))
-    if sum(sizes) < k:
-        sizes.append(k)
-    return BinCoveringInstance(sizes, k)
+instances = partial(bin_covering_instances, max_n=9, max_k=40, spread=2)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)

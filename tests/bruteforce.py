@@ -1,0 +1,46 @@
+"""Brute-force optima shared by the tests (on ``pythonpath``: ``from bruteforce import ...``)."""
+
+from functools import cache
+
+from anonratio.instances.bin_covering import BinCoveringInstance
+from hypothesis import strategies as st
+
+
+@cache
+def bin_covering_optimum(sizes, k):
+    """Exact Min-Max Bin Covering optimum by a DP over subsets (``n <= 10``; ``sizes`` a tuple).
+
+    ``best[m]`` is the smallest possible largest bin when the items of mask ``m`` form bins of
+    load ``>= k``; the bin holding the lowest item of ``m`` is enumerated over the subsets of the
+    rest.
+    """
+    n = len(sizes)
+    sums = [0] * (1 << n)
+    for m in range(1, 1 << n):
+        low = (m & -m).bit_length() - 1
+        sums[m] = sums[m & (m - 1)] + sizes[low]
+    best = [float("inf")] * (1 << n)
+    best[0] = 0
+    for m in range(1, 1 << n):
+        low = m & -m
+        rest = m ^ low
+        s = rest
+        while True:
+            b = s | low
+            if sums[b] >= k and best[m ^ b] < float("inf"):
+                best[m] = min(best[m], max(sums[b], best[m ^ b]))
+            if s == 0:
+                break
+            s = (s - 1) & rest
+    return best[(1 << n) - 1]
+
+
+@st.composite
+def bin_covering_instances(draw, max_n=9, max_k=40, spread=2):
+    """Small feasible instances: k <= max_k, sizes up to ``spread * k + 2``."""
+    k = draw(st.integers(1, max_k))
+    top = draw(st.integers(1, spread * k + 2))
+    sizes = draw(st.lists(st.integers(1, top), min_size=1, max_size=max_n))
+    if sum(sizes) < k:
+        sizes.append(k)
+    return BinCoveringInstance(sizes, k)
