@@ -2,6 +2,7 @@
 
 from functools import cache
 
+import numpy as np
 from anonratio.instances.bin_covering import BinCoveringInstance
 from hypothesis import strategies as st
 
@@ -44,3 +45,41 @@ def bin_covering_instances(draw, max_n=9, max_k=40, spread=2):
     if sum(sizes) < k:
         sizes.append(k)
     return BinCoveringInstance(sizes, k)
+
+
+def kanonymity_optimum(instance):
+    """Optimal k-anonymity cost by a DP over subsets (``n <= ~12``), deletions included.
+
+    Group costs are recomputed here from the hierarchies (``|g| * sum_j w_j L_j / l_j``), not
+    through the verifier under test.
+    """
+    n, k = instance.n, instance.k
+    weights, codes = instance.table.weights, instance.table.codes
+    cost = {}
+    for mask in range(1, 1 << n):
+        rows = [i for i in range(n) if mask >> i & 1]
+        if len(rows) >= k:
+            total = 0.0
+            for j, h in enumerate(instance.hierarchies):
+                g = h.groups[codes[rows, j]]
+                total += weights[j] * int(np.sum(g.min(axis=0) != g.max(axis=0))) / h.height
+            cost[mask] = len(rows) * total
+
+    @cache
+    def best(mask):
+        if mask == 0:
+            return 0.0
+        low = mask & -mask
+        rest = mask ^ low
+        out = instance.deletion_cost + best(rest) if instance.row_deletion else np.inf
+        sub = rest
+        while True:  # every group holding the lowest record
+            group = sub | low
+            if group in cost:
+                out = min(out, cost[group] + best(mask ^ group))
+            if sub == 0:
+                break
+            sub = (sub - 1) & rest
+        return out
+
+    return best((1 << n) - 1)

@@ -8,7 +8,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from anonratio.instances import Hierarchy, KAnonymityInstance, Table, verify
+from anonratio.instances import Hierarchy, KAnonymityInstance, Table
+from bruteforce import kanonymity_optimum
 
 
 def random_hierarchy(rng, n_values, height):
@@ -57,42 +58,11 @@ def binary_instance(n, m, k, seed, **kw):
     return KAnonymityInstance(table, k, **kw)
 
 
-def _partitions(items, k):
-    """Partitions of ``items`` into blocks of at least ``k`` (the first item's block first)."""
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    n_rest = len(rest)
-    for mask in range(1 << n_rest):
-        block = [first] + [rest[t] for t in range(n_rest) if mask >> t & 1]
-        if len(block) < k:
-            continue
-        left = [rest[t] for t in range(n_rest) if not mask >> t & 1]
-        for tail in _partitions(left, k):
-            yield [block, *tail]
-
-
-def brute_force(instance):
-    """The optimum by enumerating every partition (and every deleted set, with row deletion)."""
-    n, k = instance.n, instance.k
-    best = np.inf
-    subsets = range(1 << n) if instance.row_deletion else [0]
-    for deleted in subsets:
-        kept = [i for i in range(n) if not deleted >> i & 1]
-        for blocks in _partitions(kept, k):
-            labels = np.full(n, -1)
-            for g, block in enumerate(blocks):
-                labels[block] = g
-            best = min(best, verify(instance, labels).cost)
-    return best
-
-
 @pytest.fixture(scope="session")
 def kx():
     return SimpleNamespace(
         random_instance=random_instance,
         binary_instance=binary_instance,
-        brute_force=brute_force,
+        brute_force=kanonymity_optimum,
         random_hierarchy=random_hierarchy,
     )

@@ -1,7 +1,5 @@
 """Tests of instances/kanonymity.py: validation, verifier, costs, distances, lower bound."""
 
-from itertools import combinations
-
 import numpy as np
 import pytest
 from anonratio.instances import (
@@ -21,6 +19,7 @@ from anonratio.instances import (
 )
 from anonratio.instances.generators import random_hierarchy
 from anonratio.instances.kanonymity import group_levels, kanonymity_lower_bound
+from bruteforce import kanonymity_optimum
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,34 +37,6 @@ def _example(model="generalization", row_deletion=True, k=2):
 
 
 # -- brute force ------------------------------------------------------------------------------
-def _partitions(items, k):
-    """Every partition of ``items`` into blocks of >= k elements."""
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for r in range(k - 1, len(rest) + 1):
-        for mates in combinations(rest, r):
-            left = [x for x in rest if x not in mates]
-            for p in _partitions(left, k):
-                yield [[first, *mates], *p]
-
-
-def _brute_force(instance):
-    n, k = instance.n, instance.k
-    best = np.inf
-    kept_sets = [range(n)]
-    if instance.row_deletion:
-        kept_sets = [c for r in range(n + 1) for c in combinations(range(n), r)]
-    for kept in kept_sets:
-        for part in _partitions(list(kept), k):
-            labels = np.full(n, -1)
-            for g, block in enumerate(part):
-                labels[block] = g
-            best = min(best, verify(instance, labels).cost)
-    return best
-
-
 def _naive_distance(instance, a, b):
     total = 0.0
     for j, h in enumerate(instance.hierarchies):
@@ -224,7 +195,7 @@ def test_lower_bound_below_brute_force_optimum(inst):
     value, source = lower_bound(inst)
     assert source == "nn-distance"
     assert value >= 0
-    assert value <= _brute_force(inst) + 1e-9
+    assert value <= kanonymity_optimum(inst) + 1e-9
 
 
 def test_lower_bound_by_hand():
@@ -234,7 +205,7 @@ def test_lower_bound_by_hand():
     # {r1,r2,r5} (age level 1, sex *: 2 each) + {r3,r4} (1 each), or {r1,r2} + {r3,r4,r5}.
     inst = _example(row_deletion=False)
     assert kanonymity_lower_bound(inst) == 5.0
-    assert _brute_force(inst) == 8.0
+    assert kanonymity_optimum(inst) == 8.0
 
 
 def test_lower_bound_counts_identical_copies():
@@ -244,7 +215,7 @@ def test_lower_bound_counts_identical_copies():
     # with k = 4 every record needs one record of the other kind: distance 2, 6 records
     inst = KAnonymityInstance(table, 4)
     assert kanonymity_lower_bound(inst) == 12.0
-    assert _brute_force(inst) == 12.0
+    assert kanonymity_optimum(inst) == 12.0
 
 
 def test_nearest_neighbors_ties_broken_by_index():

@@ -1,7 +1,6 @@
 """FOREST + DECOMPOSE-COMPONENT (Aggarwal et al. 2005, §4): feasibility, sizes, the guarantee."""
 
 import itertools
-from functools import cache
 
 import networkx as nx
 import numpy as np
@@ -21,6 +20,7 @@ from anonratio.solvers.forest import (
     forest,
     forest_guarantee,
 )
+from bruteforce import kanonymity_optimum as brute_force_opt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -81,47 +81,6 @@ def _check_solution(instance, sol):
 # ---------------------------------------------------------------------------------------------
 # brute-force optimum
 # ---------------------------------------------------------------------------------------------
-def _group_cost(instance, rows):
-    codes = instance.table.codes[list(rows)]
-    total = 0.0
-    for j, h in enumerate(instance.hierarchies):
-        g = h.groups[codes[:, j]]
-        level = int(np.sum(g.min(axis=0) != g.max(axis=0)))
-        total += instance.table.weights[j] * level / h.height
-    return len(rows) * total
-
-
-def brute_force_opt(instance):
-    """Optimal cost over all partitions into groups of >= k records (and deletions if allowed)."""
-    n, k = instance.n, instance.k
-    cost = {}
-    for mask in range(1, 1 << n):
-        rows = [i for i in range(n) if mask >> i & 1]
-        if len(rows) >= k:
-            cost[mask] = _group_cost(instance, rows)
-
-    @cache
-    def best(mask):
-        if mask == 0:
-            return 0.0
-        low = mask & -mask
-        rest = mask ^ low
-        out = np.inf
-        if instance.row_deletion:
-            out = instance.deletion_cost + best(rest)
-        sub = rest
-        while True:  # every group holding the lowest record
-            group = sub | low
-            if group in cost:
-                out = min(out, cost[group] + best(mask ^ group))
-            if sub == 0:
-                break
-            sub = (sub - 1) & rest
-        return out
-
-    return best((1 << n) - 1)
-
-
 # ---------------------------------------------------------------------------------------------
 # the guarantee on tiny instances
 # ---------------------------------------------------------------------------------------------
