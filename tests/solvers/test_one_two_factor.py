@@ -17,6 +17,7 @@ from anonratio.solvers.one_two_factor import (
     one_two_factor,
     one_two_factor_guarantee,
 )
+from bruteforce import kanonymity_optimum
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,48 +33,6 @@ def make_table(codes, alphabet, hierarchies=None, weights=None):
     m = codes.shape[1]
     values = tuple(tuple(str(v) for v in range(alphabet)) for _ in range(m))
     return Table(codes, tuple(f"q{j}" for j in range(m)), values, hierarchies, weights)
-
-
-def subset_cost(codes, members, weights, levels):
-    """|g| * sum_j w_j L_j / l_j, with ``levels[j]`` the (n_values, l_j + 1) group-id table."""
-    total = 0.0
-    for j, lv in enumerate(levels):
-        ids = lv[codes[members, j]]  # (|g|, l_j + 1)
-        first_common = next(t for t in range(lv.shape[1]) if len(set(ids[:, t])) == 1)
-        total += weights[j] * first_common / (lv.shape[1] - 1)
-    return len(members) * total
-
-
-def brute_force_opt(codes, k, weights=None, levels=None):
-    """Optimal k-anonymity cost by a DP over all partitions into groups of >= k records."""
-    codes = np.asarray(codes)
-    n, m = codes.shape
-    weights = np.ones(m) if weights is None else np.asarray(weights, dtype=float)
-    if levels is None:  # suppression: each value, then one group
-        levels = [
-            np.column_stack([np.arange(codes[:, j].max() + 1), np.zeros(codes[:, j].max() + 1)])
-            for j in range(m)
-        ]
-    cost = {}
-    for mask in range(1, 1 << n):
-        members = [i for i in range(n) if mask >> i & 1]
-        if len(members) >= k:
-            cost[mask] = subset_cost(codes, members, weights, levels)
-    best = {0: 0.0}
-    for mask in range(1, 1 << n):
-        low = mask & -mask
-        rest = mask ^ low
-        value, sub = np.inf, rest
-        while True:  # every group S containing the lowest record of mask
-            group = sub | low
-            if group in cost and mask ^ group in best:
-                value = min(value, cost[group] + best[mask ^ group])
-            if sub == 0:
-                break
-            sub = (sub - 1) & rest
-        if value < np.inf:
-            best[mask] = value
-    return best[(1 << n) - 1]
 
 
 @st.composite
@@ -110,7 +69,7 @@ def test_binary_ratio_one_and_a_half(data, seed):
     inst = KAnonymityInstance(make_table(codes, 2, weights=weights), 2)
     sol = one_two_factor(inst, seed=seed)
     cost = check_solution(inst, sol)
-    opt = brute_force_opt(codes, 2, weights)
+    opt = kanonymity_optimum(inst)
     assert one_two_factor_guarantee(inst) == 1.5 == sol.info["guarantee"]
     assert cost <= 1.5 * opt + TOL
     # Lemma 9: OPT >= 2 c_OFAC
@@ -126,7 +85,7 @@ def test_ternary_suppression_ratio_two(data, seed):
     inst = KAnonymityInstance(make_table(codes, 3), 2)
     sol = one_two_factor(inst, seed=seed)
     cost = check_solution(inst, sol)
-    opt = brute_force_opt(codes, 2)
+    opt = kanonymity_optimum(inst)
     assert one_two_factor_guarantee(inst) == (1.5 if inst.is_binary() else 2.0)
     assert cost <= one_two_factor_guarantee(inst) * opt + TOL
     assert sol.lower_bound <= opt + TOL
@@ -150,7 +109,7 @@ def test_hierarchies_feasible_without_guarantee(data, seed):
     assert one_two_factor_guarantee(inst) is None and sol.info["guarantee"] is None
     assert sol.lower_bound is None and sol.info["lower_bound_source"] is None
     # not claimed as a guarantee; the §5 argument extends to hierarchies (ultrametric levels)
-    assert cost <= 2 * brute_force_opt(codes, 2, None, [HIER.groups] * m) + TOL
+    assert cost <= 2 * kanonymity_optimum(inst) + TOL
 
 
 # ---------------------------------------------------------------------------------------------

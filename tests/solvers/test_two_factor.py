@@ -15,6 +15,7 @@ from anonratio.instances import (
 from anonratio.solvers import k_anonymize
 from anonratio.solvers._factors import Factor, _solve_factor, record_distances
 from anonratio.solvers.two_factor import factor_lower_bound, two_factor, two_factor_guarantee
+from bruteforce import kanonymity_optimum
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -46,31 +47,6 @@ def subset_cost(codes, members, weights=None, levels=None):
             first = next(t for t in range(ids.shape[1]) if len(set(ids[:, t])) == 1)
             total += w * first / (ids.shape[1] - 1)
     return len(members) * total
-
-
-def brute_force_opt(codes, k, weights=None, levels=None):
-    """Optimal k-anonymity cost by a DP over all partitions into groups of >= k records."""
-    n = len(codes)
-    cost = {}
-    for mask in range(1, 1 << n):
-        members = [i for i in range(n) if mask >> i & 1]
-        if len(members) >= k:
-            cost[mask] = subset_cost(codes, members, weights, levels)
-    best = {0: 0.0}
-    for mask in range(1, 1 << n):
-        low = mask & -mask
-        rest = mask ^ low
-        value, sub = np.inf, rest
-        while True:
-            group = sub | low
-            if group in cost and mask ^ group in best:
-                value = min(value, cost[group] + best[mask ^ group])
-            if sub == 0:
-                break
-            sub = (sub - 1) & rest
-        if value < np.inf:
-            best[mask] = value
-    return best[(1 << n) - 1]
 
 
 @st.composite
@@ -107,7 +83,7 @@ def check_solution(inst, sol):
 def test_binary_ratio_two(data, seed):
     codes, weights = data
     inst = KAnonymityInstance(make_table(codes, 2, weights=weights), 3)
-    opt = brute_force_opt(codes, 3, weights)
+    opt = kanonymity_optimum(inst)
     assert two_factor_guarantee(inst) == 2.0
     for select in ("cost", "edges"):
         sol = two_factor(inst, seed=seed, select=select)
@@ -157,7 +133,7 @@ def test_paper_tight_example():
         for g in range(2):  # each cluster: 4 consecutive vertices of the cycle
             assert set(np.flatnonzero(sol.labels == g).tolist()) in arcs
         assert sol.lower_bound == 12.0
-    assert brute_force_opt(codes, 3) == 24.0  # here ALG happens to be optimal
+    assert kanonymity_optimum(inst) == 24.0  # here ALG happens to be optimal
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])
