@@ -3,15 +3,18 @@
 The formulation (set partitioning over groups of ``k .. 2k − 1`` records) and the reduced-cost
 argument are in :mod:`anonratio.exact.kanonymity_columns`. The loop:
 
+0. *Start*: the incumbent is the cheaper of the hint (if any) and a greedy partition.
 1. *Bound*: column generation from the nearest-neighbour prices gives dual-feasible prices ``pi``
    and the lower bound ``LB = pi·c`` (at most half of the time limit).
 2. *Rounds*: enumerate every group with reduced cost ``rc_G <= Delta`` (plus the incumbent's
    groups), solve that set-partitioning program with ``LB <= objective <= U`` (``U``: the
    incumbent's cost or ``upper_bound``). Any partition using a group outside the set costs more
    than ``LB + Delta``; so the round's optimum ``z`` is optimal overall when ``z <= LB + Delta``
-   (rounded up to the next integer for integral costs). Otherwise ``Delta = z − LB − 1`` and the
-   next round decides. A round without any solution doubles ``Delta`` (or, when the rounds
-   already cover every partition of cost ``<= upper_bound``, proves there is none).
+   (rounded up to the next integer for integral costs). Otherwise the next round takes
+   ``Delta = min(z − LB − 1, 2 Delta + 1)``. A round without any solution doubles ``Delta`` (or,
+   when the rounds already cover every partition of cost ``<= upper_bound``, proves there is
+   none). Rounds start at ``Delta = 1`` (one cost unit): small rounds are cheap, and the LP bound
+   is usually close. Too many groups (``max_columns``) halve ``Delta`` for that round.
 3. When the time runs out, the best partition found (a hint counts) is returned with the best
    proven bound: ``min(round bound, LB + Delta)`` and never below ``LB``.
 """
@@ -36,8 +39,6 @@ from .kanonymity_columns import (
 )
 from .run import check_run_options, relative_gap
 
-_CAP = True
-
 __all__ = [
     "Incumbent",
     "SPTask",
@@ -45,7 +46,6 @@ __all__ = [
     "greedy_incumbent",
     "hint_incumbent",
     "nn_groups",
-    "solve_iv",
     "solve_by_columns",
 ]
 
@@ -118,12 +118,12 @@ def _fill(cand, left, k):
 
 
 def greedy_incumbent(d, deadline=None):
-    """A quick feasible partition: records in decreasing order of their nearest-neighbour price
-    each gather their nearest remaining copies into a group of ``k``; the last fewer than ``k``
-    copies join the group of the record nearest to them. ``O(n u (m + log u) / k)``; None when
-    ``deadline`` passes first."""
+    """A quick feasible partition: records in increasing order of their nearest-neighbour price
+    (tight neighbourhoods first) each gather their nearest remaining copies into a group of
+    ``k``; the last fewer than ``k`` copies join the group of the record nearest to them.
+    ``O(n u (m + log u) / k)``; None when ``deadline`` passes first."""
     left, groups, first = d.counts.copy(), [], []
-    for i in np.argsort(-d.nn, kind="stable"):
+    for i in np.argsort(d.nn, kind="stable"):
         if deadline is not None and perf_counter() > deadline:
             return None
         while left[i] > 0 and left.sum() >= d.k:
@@ -187,7 +187,7 @@ class SPTask:
     threads: int
 
 
-def solve_iv(instance, time_limit, seed, threads, hint, upper_bound):
+def _solve_iv(instance, time_limit, seed, threads, hint, upper_bound):
     """Validate the options of the exact k-anonymity solvers (shared by every method)."""
     if not isinstance(instance, KAnonymityInstance):
         raise TypeError(f"`instance` must be a KAnonymityInstance, got {type(instance).__name__}")
@@ -254,7 +254,7 @@ def solve_by_columns(
     the time ran out, ``"infeasible"`` when no partition costs at most ``upper_bound``.
     """
     t0 = perf_counter()
-    time_limit, solver_seed, threads, labels, upper_bound = solve_iv(
+    time_limit, solver_seed, threads, labels, upper_bound = _solve_iv(
         instance, time_limit, seed, threads, hint, upper_bound
     )
     deadline = t0 + time_limit
@@ -317,11 +317,8 @@ def solve_by_columns(
         if st.inc is not None:
             cols = Columns.concat([cols, st.inc.columns], d.width)
         a = cols.incidence(d.u)
-        # every partition using a group outside `cols` costs at least `outside`
-        outside = proof(delta) if complete else st.bound
-        cap = limit if not (_CAP and complete) else min(outside, np.inf if limit is None else limit)
         task = SPTask(
-            d, cols, a, cols.zmax(a, d.counts), st.bound, cap,
+            d, cols, a, cols.zmax(a, d.counts), st.bound, limit,
             None if st.inc is None else _hint_on(cols, st.inc),
             None if st.inc is None else st.inc.dele,
             max(1e-3, deadline - perf_counter()), solver_seed, threads,
@@ -335,6 +332,8 @@ def solve_by_columns(
             if st.inc is None or cost < st.inc.cost - tol:
                 st.inc = Incumbent(cols, z, dele, cost)
             limit = st.inc.cost if limit is None else min(limit, st.inc.cost)
+        # every partition using a group outside `cols` costs at least `outside`
+        outside = proof(delta) if complete else st.bound
         if run.status == "optimal":
             if st.inc.cost <= outside + tol:
                 st.status = "optimal"

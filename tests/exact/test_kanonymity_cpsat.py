@@ -82,21 +82,24 @@ def test_all_identical_records_cost_nothing():
 
 @pytest.mark.parametrize("as_solution", [False, True])
 def test_hint_is_accepted(kx, as_solution):
-    instance = kx.binary_instance(12, 6, 3, seed=5)
+    instance = kx.binary_instance(12, 6, 3, seed=1)
     optimum = solve_cpsat(instance, time_limit=20).objective
     labels = np.zeros(instance.n, dtype=int)  # one group: feasible, far from optimal
     hint = Solution(labels, "one-group") if as_solution else labels
     sol = solve_cpsat(instance, time_limit=20, hint=hint)
     check_optimal(instance, sol, optimum)
     assert sol.params["hint"] is True
+    # the start is the cheaper of the hint (cut into groups of k .. 2k - 1) and a greedy partition
+    assert optimum < sol.info["start_cost"] <= verify(instance, labels).cost
     assert sol.info["rounds"] >= 1
 
 
 def test_optimal_hint_is_kept(kx):
-    instance = kx.binary_instance(10, 5, 2, seed=2)
+    instance = kx.binary_instance(20, 8, 3, seed=1)
     first = solve_cpsat(instance, time_limit=20)
     sol = solve_cpsat(instance, time_limit=20, hint=first)
     check_optimal(instance, sol, first.objective)
+    assert sol.info["start_cost"] == first.objective  # better than the greedy start (97)
 
 
 def test_upper_bound_equal_to_optimum_still_finds_it(kx):
@@ -145,7 +148,7 @@ def test_weights_must_scale_to_integers():
 
 
 def test_solution_records_run_parameters(kx):
-    instance = kx.binary_instance(12, 6, 3, seed=5)  # the greedy start is not optimal here
+    instance = kx.binary_instance(12, 6, 3, seed=1)  # the greedy start is not optimal here
     sol = solve_cpsat(instance, time_limit=7.5, seed=3, threads=2)
     assert sol.seed == 3
     assert sol.params == {

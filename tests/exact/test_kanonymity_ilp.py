@@ -71,14 +71,17 @@ def test_highs_takes_arbitrary_weights(kx):
 
 @pytest.mark.parametrize("solve", [solve_highs, solve_cbc])
 def test_hint_is_a_mip_start(kx, solve):
-    instance = kx.binary_instance(9, 6, 3, seed=8)
-    optimum = kx.brute_force(instance)
+    instance = kx.binary_instance(12, 6, 3, seed=1)  # the greedy start is not optimal here
+    optimum = solve_cpsat(instance, time_limit=20).objective
     labels = np.zeros(instance.n, dtype=int)
-    check_optimal(
-        instance, solve(instance, time_limit=20, hint=labels), solve.__name__[6:], optimum
-    )
-    hint = Solution(labels, "one-group")
-    check_optimal(instance, solve(instance, time_limit=20, hint=hint), solve.__name__[6:], optimum)
+    for hint in (labels, Solution(labels, "one-group")):
+        sol = solve(instance, time_limit=20, hint=hint)
+        check_optimal(instance, sol, solve.__name__[6:], optimum)
+        assert sol.info["rounds"] >= 1  # the rounds started from the incumbent (a MIP start)
+    # the optimum as a hint is the start, and kept
+    best = solve(instance, time_limit=20, hint=sol)
+    check_optimal(instance, best, solve.__name__[6:], optimum)
+    assert best.info["start_cost"] == optimum
 
 
 @pytest.mark.parametrize("solve", [solve_highs, solve_cbc])
@@ -107,7 +110,7 @@ def test_time_limit_never_claims_optimality(kx, solve):
 
 
 def test_highs_records_solver_details(kx):
-    instance = kx.binary_instance(12, 6, 3, seed=5)  # the greedy start is not optimal here
+    instance = kx.binary_instance(12, 6, 3, seed=1)  # the greedy start is not optimal here
     sol = solve_highs(instance, time_limit=10, seed=4, threads=1)
     assert sol.seed == 4
     assert sol.info["solver"] == "highs"
