@@ -83,3 +83,41 @@ def kanonymity_optimum(instance):
         return out
 
     return best((1 << n) - 1)
+
+
+def planar_optimum(inst):
+    """Optimum over all set partitions into connected parts (tiny graphs only)."""
+    n, w, k = inst.n, inst.weights.tolist(), inst.k
+    adj = [set(inst.graph.adj[v]) for v in range(n)]
+    best = [np.inf]
+
+    def connected(block):
+        seen, stack = {block[0]}, [block[0]]
+        while stack:
+            for v in adj[stack.pop()]:
+                if v in block and v not in seen:
+                    seen.add(v)
+                    stack.append(v)
+        return len(seen) == len(block)
+
+    def rec(i, blocks, loads):
+        if max(loads, default=0) >= best[0]:
+            return
+        if i == n:
+            if min(loads) >= k and all(connected(b) for b in blocks):
+                best[0] = max(loads)
+            return
+        for j in range(len(blocks)):
+            blocks[j].append(i)
+            loads[j] += w[i]
+            rec(i + 1, blocks, loads)
+            loads[j] -= w[i]
+            blocks[j].pop()
+        blocks.append([i])
+        loads.append(w[i])
+        rec(i + 1, blocks, loads)
+        blocks.pop()
+        loads.pop()
+
+    rec(0, [], [])
+    return best[0]

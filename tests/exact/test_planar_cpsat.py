@@ -7,46 +7,9 @@ from anonratio.exact.planar_cpsat import solve_cpsat, tree_hint
 from anonratio.instances import Solution, verify
 from anonratio.instances.planar import PlanarPartitionInstance
 from anonratio.instances.planar_data import delaunay_graph, grid_instance, planted_planar_instance
+from bruteforce import planar_optimum as brute_force_opt
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-
-def brute_force_opt(inst):
-    """Optimum over all set partitions into connected parts (tiny graphs only)."""
-    n, w, k = inst.n, inst.weights.tolist(), inst.k
-    adj = [set(inst.graph.adj[v]) for v in range(n)]
-    best = [np.inf]
-
-    def connected(block):
-        seen, stack = {block[0]}, [block[0]]
-        while stack:
-            for v in adj[stack.pop()]:
-                if v in block and v not in seen:
-                    seen.add(v)
-                    stack.append(v)
-        return len(seen) == len(block)
-
-    def rec(i, blocks, loads):
-        if max(loads, default=0) >= best[0]:
-            return
-        if i == n:
-            if min(loads) >= k and all(connected(b) for b in blocks):
-                best[0] = max(loads)
-            return
-        for j in range(len(blocks)):
-            blocks[j].append(i)
-            loads[j] += w[i]
-            rec(i + 1, blocks, loads)
-            loads[j] -= w[i]
-            blocks[j].pop()
-        blocks.append([i])
-        loads.append(w[i])
-        rec(i + 1, blocks, loads)
-        blocks.pop()
-        loads.pop()
-
-    rec(0, [], [])
-    return best[0]
 
 
 @st.composite

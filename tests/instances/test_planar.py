@@ -23,54 +23,12 @@ from anonratio.instances.planar_data import (
     planted_planar_instance,
     random_weights,
 )
+from bruteforce import planar_optimum as brute_force_opt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 
 # -- brute force ------------------------------------------------------------------------------
-def _connected(adj, block):
-    block = set(block)
-    start = next(iter(block))
-    seen, stack = {start}, [start]
-    while stack:
-        u = stack.pop()
-        for v in adj[u]:
-            if v in block and v not in seen:
-                seen.add(v)
-                stack.append(v)
-    return len(seen) == len(block)
-
-
-def brute_force_opt(inst):
-    """Optimum over all set partitions (tiny graphs only)."""
-    n, w, k = inst.n, inst.weights.tolist(), inst.k
-    adj = [set(inst.graph.adj[v]) for v in range(n)]
-    best = [np.inf]
-
-    def rec(i, blocks, loads):
-        if max(loads, default=0) >= best[0]:
-            return
-        if i == n:
-            if all(x >= k for x in loads) and all(_connected(adj, b) for b in blocks):
-                best[0] = max(loads)
-            return
-        for j in range(len(blocks)):
-            blocks[j].append(i)
-            loads[j] += w[i]
-            rec(i + 1, blocks, loads)
-            loads[j] -= w[i]
-            blocks[j].pop()
-        blocks.append([i])
-        loads.append(w[i])
-        rec(i + 1, blocks, loads)
-        blocks.pop()
-        loads.pop()
-
-    rec(0, [], [])
-    return best[0]
-
-
-@st.composite
 def tiny_planar(draw):
     n = draw(st.integers(3, 7))
     seed = draw(st.integers(0, 10_000))
