@@ -28,7 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 
-# -- brute force ------------------------------------------------------------------------------
+@st.composite
 def tiny_planar(draw):
     n = draw(st.integers(3, 7))
     seed = draw(st.integers(0, 10_000))
