@@ -138,9 +138,10 @@ def solve_cpsat(instance, *, time_limit=60.0, seed=0, threads=1, hint=None, uppe
     -----
     Bounding enumerates groups grown from each representative with a reduced-cost bound, and
     solves LPs over the groups found; each round solves one set-partitioning program. All of it is
-    exponential in the worst case (the problem is NP-hard for k >= 3, Aggarwal et al. 2005, §3);
-    random binary tables with 8 attributes and k = 3 solve to optimality well beyond 40 records in
-    a minute (see the measurements in the project notes).
+    exponential in the worst case (the problem is NP-hard for k >= 3, Aggarwal et al. 2005, §3).
+    Measured (2 workers, 60 s, random binary suppression tables): with 8 attributes every size up
+    to 500 records for k = 2 and 3 (at most 256 distinct records; n = 40 takes 0.3 s) and up to
+    70 records for k = 5; with 12 attributes up to 400 (k = 2), 180 (k = 3) and 90 (k = 5).
 
     References
     ----------
