@@ -11,6 +11,7 @@ from anonratio.instances import Solution, lower_bound, verify
 from anonratio.instances.gps import RectanglePartitionInstance
 from anonratio.instances.gps_data import cross_gadget, pinwheel_gadget, uniform_points
 from anonratio.solvers.kdtree_split import kdtree_split
+from bruteforce import rectangle_optimum as brute_force_opt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,37 +21,6 @@ def grid_of(inst):
     g = np.zeros((nx, ny), dtype=np.int64)
     g[inst.ix, inst.iy] = inst.weights
     return g
-
-
-def brute_force_opt(inst):
-    """Optimum over all tilings of the compressed grid (branch and bound; tiny grids only)."""
-    g = grid_of(inst)
-    nx, ny = g.shape
-    free = np.ones((nx, ny), dtype=bool)
-    best = [float(inst.total_weight) + 1]
-
-    def go(worst):
-        if worst >= best[0]:
-            return
-        left = np.argwhere(free)
-        if left.size == 0:
-            best[0] = worst
-            return
-        i0, j0 = left[np.lexsort((left[:, 0], left[:, 1]))[0]]
-        for i1 in range(i0, nx):
-            if not free[i1, j0]:
-                break
-            for j1 in range(j0, ny):
-                if not free[i0 : i1 + 1, j1].all():
-                    break
-                w = int(g[i0 : i1 + 1, j0 : j1 + 1].sum())
-                if w >= inst.k:
-                    free[i0 : i1 + 1, j0 : j1 + 1] = False
-                    go(max(worst, w))
-                    free[i0 : i1 + 1, j0 : j1 + 1] = True
-
-    go(0)
-    return best[0]
 
 
 def brute_force_guillotine(inst):

@@ -1,7 +1,5 @@
 """Tests of instances/bin_covering.py: validation, verifier (strict and relaxed), lower bound."""
 
-from functools import cache
-
 import numpy as np
 import pytest
 from anonratio.instances import (
@@ -22,32 +20,9 @@ from anonratio.instances.bin_covering import (
     check_epsilon,
     verify_relaxed,
 )
+from bruteforce import bin_covering_optimum as brute_opt
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-
-@cache
-def brute_opt(sizes, k):
-    """Exact optimum by a DP over subsets (n <= 10)."""
-    n = len(sizes)
-    sums = [0] * (1 << n)
-    for m in range(1, 1 << n):
-        low = (m & -m).bit_length() - 1
-        sums[m] = sums[m & (m - 1)] + sizes[low]
-    best = [float("inf")] * (1 << n)
-    best[0] = 0
-    for m in range(1, 1 << n):
-        low = m & -m
-        rest = m ^ low
-        s = rest
-        while True:  # bins containing the lowest item of m
-            b = s | low
-            if sums[b] >= k and best[m ^ b] < float("inf"):
-                best[m] = min(best[m], max(sums[b], best[m ^ b]))
-            if s == 0:
-                break
-            s = (s - 1) & rest
-    return best[(1 << n) - 1]
 
 
 @st.composite
