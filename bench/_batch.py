@@ -14,7 +14,7 @@ import dataclasses
 import time
 from dataclasses import dataclass
 
-from ._pool import run_local
+from anonratio.bench._pool import run_local
 
 __all__ = ["run_batched"]
 

@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 
 import numpy as np
-
-from .fig7 import PAPER_CURVES, WORST_CASE, subrange_max
+from anonratio.bench.fig7 import PAPER_CURVES, WORST_CASE, subrange_max
 
 __all__ = ["write_fig7", "observations_markdown"]
 

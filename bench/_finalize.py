@@ -173,7 +173,7 @@ def finalize(df, *, reference=None):
     lb = out["lower_bound"]
     out["ratio"] = _ratio(cost, opt, ok)
     out["certified_ratio"] = _ratio(cost, lb, ok, zero_den_inf=False)
-    from .store import order_columns
+    from anonratio.bench.store import order_columns
 
     return order_columns(out)
 

@@ -101,12 +101,7 @@ class _Job:
 
 #: imported once in the parent so forked workers start with them loaded
 _PRELOAD = (
-    "anonratio.instances.families",
-    "anonratio.solvers.forest",
-    "anonratio.solvers.one_two_factor",
-    "anonratio.solvers.two_factor",
-    "anonratio.exact.kanonymity_cpsat",
-    "anonratio.exact.kanonymity_ilp",
+    "anonratio.bench.registry",  # imports every declared algorithm
 )
 
 

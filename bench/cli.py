@@ -117,7 +117,7 @@ def _status(message):
 # list
 # ---------------------------------------------------------------------------------------------
 def _family_entries():
-    from anonratio.instances.families import FAMILIES
+    from anonratio.bench.registry import FAMILIES
 
     out = []
     for name, fam in FAMILIES.items():
@@ -180,8 +180,8 @@ def cmd_list(args):
 # generate / solve
 # ---------------------------------------------------------------------------------------------
 def cmd_generate(args):
+    from anonratio.bench.registry import generate
     from anonratio.instances import instance_id
-    from anonratio.instances.families import generate
     from anonratio.instances.io import save_instance
 
     params = _parse_params(args.param)
@@ -210,7 +210,7 @@ def cmd_generate(args):
 
 def _override_params(instance, params):
     """Rebuild the instance with new problem parameters (validated by its constructor)."""
-    from anonratio.instances.families import coerce_param
+    from anonratio.bench.registry import coerce_param
 
     current = dict(instance.params)
     unknown = sorted(set(params) - set(current))
@@ -407,8 +407,8 @@ def _published_min_class(published, qi, labels):
 def cmd_anonymize(args):
     from anonratio.bench.registry import get_algorithm
     from anonratio.instances import KAnonymityInstance, lower_bound, verify
+    from anonratio.instances.kanonymity.publish import publish
     from anonratio.instances.loaders import read_table
-    from anonratio.instances.publish import publish
 
     qi = [c.strip() for c in args.qi.split(",") if c.strip()]
     if not qi:

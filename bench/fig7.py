@@ -59,7 +59,7 @@ WORST_CASE = {"fold": 3.0, "spread": 2.5}
 
 
 def _census(dataset, min_frequency=0.001):
-    from anonratio.instances.bin_covering_data import census_names
+    from anonratio.instances.bin_covering.generators import census_names
 
     return census_names(dataset, min_frequency=min_frequency)[1]
 
@@ -129,8 +129,8 @@ def fig7_tasks(
         Seed 0 for all: the census lists are deterministic, and the algorithm seed derived from
         it gives each ``*-random`` algorithm one fixed random item order for every k.
     """
-    from .registry import get_algorithm
-    from .runner import Task
+    from anonratio.bench.registry import get_algorithm
+    from anonratio.bench.runner import Task
 
     for name in algorithms:
         get_algorithm(name)
@@ -450,7 +450,7 @@ def check_observations(df):
 
 def observations_markdown(obs):
     """A short Markdown account of :func:`check_observations`' result."""
-    from ._fig7_plot import observations_markdown as md
+    from anonratio.bench._fig7_plot import observations_markdown as md
 
     return md(obs)
 
@@ -469,7 +469,7 @@ def plot_fig7(df, out_dir):
         lower bound / k, and the certified ratio cost / lower bound), ``observations.json``
         and ``observations.md``.
     """
-    from ._fig7_plot import write_fig7
+    from anonratio.bench._fig7_plot import write_fig7
 
     frame = fig7_frame(df)
     if frame.empty:

@@ -2,8 +2,8 @@
 
 :data:`REFERENCE` names small instances (family, parameters, seed) on which CP-SAT proves
 optimality in seconds. ``python -m anonratio.bench.reference`` solves each with CP-SAT and HiGHS
-(the registry's exact models of the instance's problem, :data:`EXACT_METHODS`: ``cpsat`` /
-``highs`` for k-anonymity, ``bc-cpsat`` / ``bc-highs`` for Min-Max Bin Covering; through
+(the registry's exact models of the instance's problem, :data:`EXACT_METHODS`: ``kanon-cpsat`` /
+``kanon-highs`` for k-anonymity, ``bc-cpsat`` / ``bc-highs`` for Min-Max Bin Covering; through
 :func:`~anonratio.bench.runner.run_instance`, so both solutions are verified), checks that both
 proved optimality and agree, and writes ``results/reference_optima.json``:
 ``{"instances": {instance id: {name, family, params, seed, n, k, optimum, statuses, ...}}}``.
@@ -103,14 +103,14 @@ ALL_REFERENCE = REFERENCE + BIN_COVERING_REFERENCE
 
 #: problem -> the exact registry algorithms that must prove and agree on each optimum
 EXACT_METHODS = {
-    "k-anonymity": ("cpsat", "highs"),
+    "k-anonymity": ("kanon-cpsat", "kanon-highs"),
     "bin-covering": ("bc-cpsat", "bc-highs"),
 }
 
 
 def reference_instance(ref):
     """``(instance, meta)`` of a :class:`ReferenceInstance` (or of its name)."""
-    from anonratio.instances.families import generate
+    from anonratio.bench.registry import generate
 
     if isinstance(ref, str):
         by_name = {r.name: r for r in ALL_REFERENCE}
@@ -145,7 +145,7 @@ def solve_reference(*, methods=None, time_limit=120.0, refs=ALL_REFERENCE, log=N
     RuntimeError
         A solver did not prove optimality, or two proven optima differ (relative 1e-6).
     """
-    from .runner import RTOL, package_version, run_instance
+    from anonratio.bench.runner import RTOL, package_version, run_instance
 
     out = {}
     for ref in refs:

@@ -22,8 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from .fig7 import plot_fig7
+from anonratio.bench.fig7 import plot_fig7
 
 __all__ = ["summarize", "plot_ratios", "write_report", "format_table"]
 

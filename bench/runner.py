@@ -41,10 +41,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from ._finalize import RTOL, finalize, load_reference_optima
-from ._pool import proc_status_mb
-from .registry import get_algorithm
+from anonratio.bench._finalize import RTOL, finalize, load_reference_optima
+from anonratio.bench._pool import proc_status_mb
+from anonratio.bench.registry import get_algorithm
 
 __all__ = [
     "Task",
@@ -243,11 +242,6 @@ def _run_algorithm(instance, algorithm, row, *, seed, time_limit):
         row["error"] = f"unsupported: {reason}"
         return row
     try:
-        g = alg.guarantee(instance)
-        row["guarantee"] = _num(g)
-    except Exception as exc:
-        row["error"] = f"guarantee failed: {type(exc).__name__}: {exc}"
-    try:
         with _PeakMemory() as mem:
             t0 = time.perf_counter()
             try:
@@ -264,16 +258,13 @@ def _run_algorithm(instance, algorithm, row, *, seed, time_limit):
 
     status = solution.status
     row["status"] = status
-    info = dict(solution.info or {})
-    if alg.kind != "exact" and "guarantee" in info:
-        # the run's own proven ratio (e.g. spanning-tree split: it depends on the tree found;
-        # None when the run proves none) overrides the static one
+    if alg.kind == "exact" or status in ("feasible", "optimal"):
+        # a run that ends neither feasible nor optimal proves no ratio (e.g. a factor ILP
+        # stopped by its time limit)
         try:
-            row["guarantee"] = _num(info["guarantee"])
-        except (TypeError, ValueError):
-            row["guarantee"] = math.nan
-    if alg.kind != "exact" and status not in ("feasible", "optimal"):
-        row["guarantee"] = math.nan  # e.g. a factor ILP stopped by its time limit: no guarantee
+            row["guarantee"] = _num(alg.guarantee(instance, solution))
+        except Exception as exc:
+            row["error"] = f"guarantee failed: {type(exc).__name__}: {exc}"
     row["objective"] = _num(solution.objective)
     row["info"] = _json(_scalar_info(solution.info))
     if solution.labels is not None:
@@ -409,7 +400,7 @@ def _generate(task, cache):
     key = (task.family, _json(task.family_params), task.seed)
     if cache is not None and cache.get("key") == key:
         return cache["instance"], dict(cache["columns"])
-    from anonratio.instances.families import generate
+    from anonratio.bench.registry import generate
 
     instance, meta = generate(task.family, seed=task.seed, **task.family_params)
     meta = {"family": task.family, "params": task.family_params, "seed": task.seed, **meta}
@@ -479,7 +470,7 @@ def _sweep_iv(tasks, n_jobs, memory_limit_mb):
 
 
 def _sweep_local(tasks, n_jobs, memory_limit_mb, grace, bar):
-    from ._batch import run_batched
+    from anonratio.bench._batch import run_batched
 
     return run_batched(
         tasks,
@@ -536,6 +527,6 @@ def sweep(tasks, *, n_jobs=2, scheduler=None, progress=True, memory_limit_mb=Non
             rows = _sweep_dask(tasks, scheduler, bar)
         else:
             rows = _sweep_local(tasks, n_jobs, memory_limit_mb, grace, bar)
-    from .store import order_columns
+    from anonratio.bench.store import order_columns
 
     return order_columns(pd.DataFrame(rows))

@@ -32,13 +32,13 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import product
 
-from .registry import get_algorithm
-from .runner import Task
+from anonratio.bench.registry import get_algorithm
+from anonratio.bench.runner import Task
 
 __all__ = ["Suite", "SUITES", "get_suite", "expand"]
 
 APPROXIMATION = ("forest", "factor-2", "factor-3")
-EXACT = ("cpsat", "highs")
+EXACT = ("kanon-cpsat", "kanon-highs")
 
 #: Min-Max Bin Covering algorithms of the quick and full suites
 BIN_COVERING = (
@@ -70,7 +70,7 @@ class Suite:
 
 @cache
 def _generated(family, params_key, seed):
-    from anonratio.instances.families import generate
+    from anonratio.bench.registry import generate
 
     return generate(family, seed=seed, **dict(params_key))[0]
 
@@ -234,7 +234,7 @@ def _exact_scaling():
 
 
 def _paper_fig7():
-    from .fig7 import fig7_tasks
+    from anonratio.bench.fig7 import fig7_tasks
 
     return fig7_tasks()
 

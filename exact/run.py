@@ -39,6 +39,7 @@ from ortools.sat.python import cp_model  # before pulp: see Notes
 
 # isort: split
 import pulp
+from anonratio.instances.solution import relative_gap
 
 __all__ = [
     "RunResult",
@@ -120,13 +121,6 @@ def check_run_options(time_limit, seed, threads):
     return float(time_limit), int(seed), int(threads)
 
 
-def relative_gap(objective, bound, *, eps=1e-9):
-    """``|objective - bound| / max(|objective|, eps)``; ``None`` when either is missing."""
-    if objective is None or bound is None:
-        return None
-    return abs(objective - bound) / max(abs(objective), eps)
-
-
 def decide_status(
     *,
     has_solution,
@@ -202,6 +196,10 @@ def decide_status(
 
 
 def _result(status_kw, objective, time_s, value, info, *, integral, sense="min"):
+    if integral and objective is not None and math.isfinite(objective):
+        # an integral objective over integer variables: the solver's value up to its tolerance
+        # (HiGHS reports 20.000000000000007 for 20)
+        objective = float(round(objective))
     status, bound = decide_status(objective=objective, integral=integral, sense=sense, **status_kw)
     if status == "optimal":
         bound = objective

@@ -1,6 +1,13 @@
-"""Problem models, validation, the independent verifier, lower bounds, generators and loaders."""
+"""Problem models, validation, the independent verifier, lower bounds, generators and loaders.
 
-from .base import (
+The shared core (:mod:`.base` dispatch of ``verify`` / ``cost`` / ``lower_bound`` and JSON,
+:mod:`.solution`, :mod:`.errors`, :mod:`.validation`, :mod:`.io`, :mod:`.table`, :mod:`.loaders`)
+sits beside one subpackage per problem: :mod:`.kanonymity`, :mod:`.bin_covering`,
+:mod:`.zip_codes`, :mod:`.gps_rectangles`, :mod:`.ordered_labels`. Importing this package
+registers every problem's instance type with the dispatchers.
+"""
+
+from anonratio.instances.base import (
     PROBLEMS,
     Verification,
     cost,
@@ -10,8 +17,7 @@ from .base import (
     lower_bound,
     verify,
 )
-from .bin_covering import BinCoveringInstance, BinCoveringVerification, verify_relaxed
-from .bin_covering_data import (
+from anonratio.instances.bin_covering.generators import (
     census_instance,
     census_names,
     planted_three_partition,
@@ -19,44 +25,67 @@ from .bin_covering_data import (
     uniform_instance,
     zipf_instance,
 )
-from .errors import (
+from anonratio.instances.bin_covering.instance import (
+    BinCoveringInstance,
+    BinCoveringVerification,
+    verify_relaxed,
+)
+from anonratio.instances.errors import (
     AnonratioError,
     InfeasibleInstanceError,
     InfeasibleSolutionError,
     InstanceFormatError,
     UnsupportedInstanceError,
 )
-from .families import FAMILIES, generate
-from .gadgets import (
+from anonratio.instances.gps_rectangles.generators import (
+    clustered_points,
+    cross_gadget,
+    pinwheel_gadget,
+    uniform_points,
+)
+from anonratio.instances.gps_rectangles.instance import GpsRectanglesInstance
+from anonratio.instances.io import load_instance, save_instance
+from anonratio.instances.kanonymity.gadgets import (
     Gadget,
     graph_representation_pair,
     triangle_gadget,
     triangle_union_gadget,
     triangle_union_graph,
 )
-from .generators import (
+from anonratio.instances.kanonymity.generators import (
     binary_table,
     categorical_table,
     planted_table,
     random_hierarchy,
     random_table,
 )
-from .gps import RectanglePartitionInstance
-from .gps_data import clustered_points, cross_gadget, pinwheel_gadget, uniform_points
-from .io import load_instance, save_instance
-from .kanonymity import KAnonymityInstance, nearest_neighbors, pairwise_distances
-from .loaders import datasets_dir, find_hierarchies, load_adult, read_hierarchy, read_table
-from .ordered import OrderedIntervalsInstance
-from .planar import PlanarPartitionInstance
-from .planar_data import delaunay_instance, grid_instance, planted_planar_instance
-from .publish import publish
-from .solution import STATUSES, Solution
-from .table import Hierarchy, Table
+from anonratio.instances.kanonymity.instance import (
+    KAnonymityInstance,
+    nearest_neighbors,
+    pairwise_distances,
+)
+from anonratio.instances.kanonymity.publish import publish
+from anonratio.instances.loaders import (
+    datasets_dir,
+    find_hierarchies,
+    load_adult,
+    read_hierarchy,
+    read_table,
+)
+from anonratio.instances.ordered_labels.instance import OrderedLabelsInstance
+from anonratio.instances.solution import STATUSES, Solution
+from anonratio.instances.table import Hierarchy, Table
+from anonratio.instances.zip_codes.generators import (
+    delaunay_instance,
+    grid_instance,
+    planted_planar_instance,
+)
+from anonratio.instances.zip_codes.instance import ZipCodesInstance
 
 __all__ = [
-    "OrderedIntervalsInstance",
-    "PlanarPartitionInstance",
-    "RectanglePartitionInstance",
+    "OrderedLabelsInstance",
+    "ZipCodesInstance",
+    "GpsRectanglesInstance",
     "clustered_points",
     "cross_gadget",
     "delaunay_instance",
@@ -73,13 +102,11 @@ __all__ = [
     "uniform_instance",
     "verify_relaxed",
     "zipf_instance",
-    "FAMILIES",
     "Gadget",
     "binary_table",
     "categorical_table",
     "datasets_dir",
     "find_hierarchies",
-    "generate",
     "graph_representation_pair",
     "load_adult",
     "load_instance",

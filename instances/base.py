@@ -10,9 +10,8 @@ from dataclasses import dataclass, field
 from functools import singledispatch
 
 import numpy as np
-
-from .errors import InfeasibleSolutionError, InstanceFormatError
-from .solution import Solution
+from anonratio.instances.errors import InfeasibleSolutionError, InstanceFormatError
+from anonratio.instances.solution import Solution
 
 __all__ = [
     "Verification",

@@ -10,9 +10,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-
-from .base import PROBLEMS, instance_from_dict, instance_id, instance_to_dict
-from .errors import InstanceFormatError
+from anonratio.instances.base import PROBLEMS, instance_from_dict, instance_id, instance_to_dict
+from anonratio.instances.errors import InstanceFormatError
 
 __all__ = ["save_instance", "load_instance"]
 
@@ -70,7 +69,7 @@ def save_instance(path, instance, *, meta=None):
     --------
     >>> import tempfile, pathlib
     >>> from anonratio.instances import KAnonymityInstance
-    >>> from anonratio.instances.generators import binary_table
+    >>> from anonratio.instances.kanonymity.generators import binary_table
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "i.json"
     >>> inst = KAnonymityInstance(binary_table(6, 3, seed=0), 2)
     >>> len(save_instance(p, inst, meta={"seed": 0}))   # the 16-hex-digit content hash
@@ -121,7 +120,7 @@ def load_instance(path):
     --------
     >>> import tempfile, pathlib
     >>> from anonratio.instances import KAnonymityInstance, instance_id
-    >>> from anonratio.instances.generators import binary_table
+    >>> from anonratio.instances.kanonymity.generators import binary_table
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "i.json"
     >>> inst = KAnonymityInstance(binary_table(6, 3, seed=0), 2)
     >>> ident = save_instance(p, inst, meta={"seed": 0})

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from .errors import InstanceFormatError
-from .table import Hierarchy, Table
+from anonratio.instances.errors import InstanceFormatError
+from anonratio.instances.table import Hierarchy, Table
 
 __all__ = [
     "DATASETS_ENV",

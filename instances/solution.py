@@ -5,7 +5,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-__all__ = ["Solution", "STATUSES"]
+__all__ = ["Solution", "STATUSES", "relative_gap"]
 
 #: Run statuses, as in the results schema (DESIGN §4).
 STATUSES = ("optimal", "feasible", "time_limit", "infeasible", "error", "memory_limit")
@@ -62,3 +62,10 @@ class Solution:
     def replace(self, **changes):
         """Return a copy with the given fields changed (``dataclasses.replace``)."""
         return replace(self, **changes)
+
+
+def relative_gap(objective, bound, *, eps=1e-9):
+    """``|objective - bound| / max(|objective|, eps)``; ``None`` when either is missing."""
+    if objective is None or bound is None:
+        return None
+    return abs(objective - bound) / max(abs(objective), eps)

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-
-from .errors import InstanceFormatError
+from anonratio.instances.errors import InstanceFormatError
 
 __all__ = ["Hierarchy", "Table"]
 

@@ -3,7 +3,7 @@
 from functools import cache
 
 import numpy as np
-from anonratio.instances.bin_covering import BinCoveringInstance
+from anonratio.instances.bin_covering.instance import BinCoveringInstance
 from hypothesis import strategies as st
 
 

@@ -12,8 +12,6 @@
 Run from the repository root: ``asv run --python=same --quick`` (or ``asv dev``).
 """
 
-import importlib
-
 from anonratio.bench.reference import (
     BIN_COVERING_REFERENCE,
     load_reference,
@@ -22,12 +20,6 @@ from anonratio.bench.reference import (
 from anonratio.exact import solve_bin_covering
 from anonratio.instances import census_instance, instance_id, verify
 from anonratio.solvers import bin_cover
-
-# the dispatchers import their modules lazily: import them here so no timing pays for an import
-for _name in ("fold", "spread", "simplified_spread", "relaxed_scheme"):
-    importlib.import_module(f"anonratio.solvers.{_name}")
-for _name in ("bin_covering_cpsat", "bin_covering_ilp"):
-    importlib.import_module(f"anonratio.exact.{_name}")
 
 #: k values of the LAST-1990 timings: many classes, a few dozen, and three
 LAST_K = [2_000, 5_000, 20_000]

@@ -10,19 +10,11 @@
 Run from the repository root: ``asv run --python=same --quick`` (or ``asv dev``).
 """
 
-import importlib
-
 from anonratio.bench.reference import REFERENCE, load_reference, reference_instance
+from anonratio.bench.registry import generate
 from anonratio.exact import solve_k_anonymity
 from anonratio.instances import instance_id, verify
-from anonratio.instances.families import generate
 from anonratio.solvers import k_anonymize
-
-# the solvers import their modules lazily: import them here so no timing pays for an import
-for _name in ("solvers.forest", "solvers.one_two_factor", "solvers.two_factor"):
-    importlib.import_module(f"anonratio.{_name}")
-for _name in ("exact.kanonymity_cpsat", "exact.kanonymity_ilp"):
-    importlib.import_module(f"anonratio.{_name}")
 
 
 def _k(ref):

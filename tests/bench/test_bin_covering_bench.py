@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from anonratio.bench import registry
+from anonratio.bench.problems.bin_covering import ORDERS as BIN_COVERING_ORDERS
+from anonratio.bench.problems.bin_covering import RELAXED_EPSILON
 from anonratio.bench.reference import (
     ALL_REFERENCE,
     BIN_COVERING_REFERENCE,
@@ -18,11 +20,11 @@ from anonratio.bench.reference import (
     reference_instance,
 )
 from anonratio.bench.registry import (
-    BIN_COVERING_ORDERS,
+    FAMILIES,
     REGISTRY,
-    RELAXED_EPSILON,
     Algorithm,
     algorithms_for,
+    generate,
     get_algorithm,
 )
 from anonratio.bench.runner import Task, finalize, run_instance, sweep
@@ -35,9 +37,8 @@ from anonratio.instances import (
     instance_id,
     verify,
 )
-from anonratio.instances.families import FAMILIES, generate
-from anonratio.solvers.fold import fold_bound
-from anonratio.solvers.relaxed_scheme import relaxed_guarantee
+from anonratio.solvers.bin_covering.fold import fold_bound
+from anonratio.solvers.bin_covering.relaxed_scheme import relaxed_guarantee
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -272,12 +273,11 @@ def _register(monkeypatch, name, run):
         name=name,
         problem="bin-covering",
         kind="approximation",
-        run=run,
-        guarantee=lambda instance: None,
+        function=run,
+        guarantee=lambda instance, solution=None: None,
         guarantee_text="none",
         source="test",
         complexity="O(1)",
-        supports=lambda instance: None,
     )
     monkeypatch.setitem(registry.REGISTRY, name, alg)
 

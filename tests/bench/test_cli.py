@@ -54,7 +54,7 @@ def test_list_json_has_problems_families_algorithms_and_suites(capsys):
     assert algos["forest"]["kind"] == "approximation"
     assert algos["forest"]["guarantee"] == "max(2k-1, 3k-5)"
     assert "Aggarwal et al. 2005" in algos["forest"]["source"]
-    assert algos["cpsat"]["kind"] == "exact"
+    assert algos["kanon-cpsat"]["kind"] == "exact"
     assert "quick" in {s["name"] for s in data["suites"]}
 
 
@@ -138,8 +138,8 @@ def test_solve_text_output_lists_every_quantity(tmp_path, capsys):
 @pytest.fixture
 def instance_file(tmp_path):
     from anonratio.instances import KAnonymityInstance
-    from anonratio.instances.generators import binary_table
     from anonratio.instances.io import save_instance
+    from anonratio.instances.kanonymity.generators import binary_table
 
     path = tmp_path / "inst.json"
     save_instance(path, KAnonymityInstance(binary_table(8, 3, seed=0), 2))

@@ -17,7 +17,7 @@ from anonratio.bench.fig7 import (
     subrange_max,
 )
 from anonratio.bench.runner import finalize, sweep
-from anonratio.instances.bin_covering_data import census_names
+from anonratio.instances.bin_covering.generators import census_names
 
 MALE_S, MALE_MAX = 90052, 3318
 

@@ -8,11 +8,10 @@ import math
 import numpy as np
 import pytest
 from anonratio.bench.cli import main
-from anonratio.bench.registry import REGISTRY, algorithms_for, get_algorithm
+from anonratio.bench.registry import FAMILIES, REGISTRY, algorithms_for, generate, get_algorithm
 from anonratio.bench.runner import Task, finalize, run_instance, sweep
 from anonratio.instances import BinCoveringInstance, instance_id
-from anonratio.instances.families import FAMILIES, generate
-from anonratio.solvers.kdtree_split import kdtree_split_bound, kdtree_split_guarantee
+from anonratio.solvers.gps_rectangles.kdtree_split import kdtree_split_bound, kdtree_split_guarantee
 
 NAMES = {
     "zip-codes": {"spanning-tree-split": "approximation", "zip-cpsat": "exact"},
@@ -126,7 +125,7 @@ def test_family_parameters_and_optima():
     assert inst.n <= 9  # duplicates on the 3 x 3 lattice are merged
     inst, meta = generate("ordered-random", seed=3, n=50, k=20, low="2", high="4")
     assert inst.n == 50 and inst.sizes.min() >= 2 and inst.sizes.max() <= 4
-    with pytest.raises(ValueError, match=r"parameter `weights` must be one of"):
+    with pytest.raises(ValueError, match=r"`weights` must be one of"):
         generate("zip-delaunay", seed=0, weights="heavy")
     with pytest.raises(ValueError, match=r"`low`, `high` must satisfy 0 <= low <= high"):
         generate("ordered-random", seed=0, low=5, high=2)

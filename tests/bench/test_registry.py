@@ -19,7 +19,7 @@ def _binary(k, n=None, m=3, seed=0):
     return KAnonymityInstance(_table(rng.integers(0, 2, size=(n, m))), k)
 
 
-KANON = ["forest", "factor-2", "factor-3", "cpsat", "highs", "cbc"]
+KANON = ["forest", "factor-2", "factor-3", "kanon-cpsat", "kanon-highs", "kanon-cbc"]
 
 
 def test_registry_contents():
@@ -29,9 +29,9 @@ def test_registry_contents():
         "forest": "approximation",
         "factor-2": "approximation",
         "factor-3": "approximation",
-        "cpsat": "exact",
-        "highs": "exact",
-        "cbc": "exact",
+        "kanon-cpsat": "exact",
+        "kanon-highs": "exact",
+        "kanon-cbc": "exact",
     }
     for name in KANON:
         alg = REGISTRY[name]
@@ -75,14 +75,19 @@ def test_every_algorithm_listed_once_with_its_problem():
 
 
 def test_get_algorithm_and_problem_filter():
-    assert get_algorithm("cpsat") is REGISTRY["cpsat"]
+    assert get_algorithm("kanon-cpsat") is REGISTRY["kanon-cpsat"]
+    # the former names stay accepted as aliases
+    for old in ("cpsat", "highs", "cbc"):
+        assert get_algorithm(old) is REGISTRY[f"kanon-{old}"]
     assert [a.name for a in algorithms_for("k-anonymity")] == KANON
     assert algorithms_for("r-gather") == []
 
 
 @pytest.mark.parametrize("bad", ["nope", "", None])
 def test_unknown_algorithm_message(bad):
-    with pytest.raises(ValueError, match=r"unknown algorithm .*; known: \[.*'cbc', 'cpsat'"):
+    with pytest.raises(
+        ValueError, match=r"unknown algorithm .*; known: \[.*'kanon-cbc', 'kanon-cpsat'"
+    ):
         get_algorithm(bad)
 
 
@@ -105,13 +110,13 @@ def test_factor_guarantees():
     gen = _table(rng.integers(0, 3, size=(9, 2)), n_values=3, hierarchies=(h, h))
     assert REGISTRY["factor-2"].guarantee(KAnonymityInstance(gen, 2, "generalization")) is None
     assert REGISTRY["factor-3"].guarantee(KAnonymityInstance(gen, 3, "generalization")) is None
-    for name in ("cpsat", "highs", "cbc"):
+    for name in ("kanon-cpsat", "kanon-highs", "kanon-cbc"):
         assert REGISTRY[name].guarantee(binary3) == 1.0
 
 
 def test_supports():
     two, three = _binary(2), _binary(3)
-    for name in ("forest", "cpsat", "highs", "cbc"):
+    for name in ("forest", "kanon-cpsat", "kanon-highs", "kanon-cbc"):
         assert REGISTRY[name].supports(two) is None
         assert REGISTRY[name].supports(three) is None
     assert REGISTRY["factor-2"].supports(two) is None

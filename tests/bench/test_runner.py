@@ -41,12 +41,11 @@ def _register(monkeypatch, name, run, kind="approximation"):
         name=name,
         problem="k-anonymity",
         kind=kind,
-        run=run,
-        guarantee=lambda instance: None,
+        function=run,
+        guarantee=lambda instance, solution=None: None,
         guarantee_text="none",
         source="test",
         complexity="O(1)",
-        supports=lambda instance: None,
     )
     monkeypatch.setitem(registry.REGISTRY, name, alg)
     return alg
@@ -148,19 +147,19 @@ def test_exact_bound_counts_as_run_bound(monkeypatch):
 @pytest.mark.parametrize(
     ("info", "status", "expected"),
     [
-        ({"guarantee": 2.5}, "feasible", 2.5),  # the run's own proven ratio wins
+        ({"guarantee": 2.5}, "feasible", 2.5),  # the guarantee reads the run's solution
         ({"guarantee": 1.75}, "optimal", 1.75),  # optimal non-exact runs keep it
         ({"guarantee": None}, "feasible", None),  # the run proves none
-        ({}, "feasible", 4.0),  # no claim: the registry's static guarantee
+        ({}, "feasible", 4.0),  # nothing in the solution: the instance's guarantee
         ({"guarantee": 2.5}, "time_limit", None),  # stopped: no guarantee at all
     ],
 )
-def test_run_guarantee_overrides_static_one(monkeypatch, info, status, expected):
+def test_guarantee_of_instance_and_solution(monkeypatch, info, status, expected):
     def run(instance, *, seed=None, time_limit=None):
         return Solution(np.zeros(instance.n, dtype=np.int64), "g", status=status, info=info)
 
     alg = _register(monkeypatch, "g", run)
-    monkeypatch.setitem(registry.REGISTRY, "g", dataclasses.replace(alg, guarantee=_four))
+    monkeypatch.setitem(registry.REGISTRY, "g", dataclasses.replace(alg, guarantee=_from_run))
     row = run_instance(_instance(k=2), "g")
     assert row["verified"] is True and row["status"] == status
     if expected is None:
@@ -169,7 +168,14 @@ def test_run_guarantee_overrides_static_one(monkeypatch, info, status, expected)
         assert row["guarantee"] == expected
 
 
-def _four(instance):
+def _four(instance, solution=None):
+    return 4.0
+
+
+def _from_run(instance, solution=None):
+    """A guarantee that depends on the run (like the spanning-tree split's): its ``info``."""
+    if solution is not None and "guarantee" in solution.info:
+        return solution.info["guarantee"]
     return 4.0
 
 

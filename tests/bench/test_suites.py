@@ -3,10 +3,9 @@
 from collections import Counter
 
 import pytest
-from anonratio.bench.registry import REGISTRY
+from anonratio.bench.registry import FAMILIES, REGISTRY, generate
 from anonratio.bench.runner import Task
 from anonratio.bench.suites import SCALING_N, SUITES, Suite, expand, get_suite
-from anonratio.instances.families import FAMILIES, generate
 
 
 def test_suite_names_and_lookup():
@@ -21,7 +20,13 @@ def test_quick_suite_tasks():
     tasks = [t for t in get_suite("quick").tasks() if t.family.startswith("kanon-")]
     assert tasks and all(isinstance(t, Task) for t in tasks)
     assert {t.family for t in tasks} <= set(FAMILIES)
-    assert {t.algorithm for t in tasks} == {"forest", "factor-2", "factor-3", "cpsat", "highs"}
+    assert {t.algorithm for t in tasks} == {
+        "forest",
+        "factor-2",
+        "factor-3",
+        "kanon-cpsat",
+        "kanon-highs",
+    }
     assert all(10 <= t.time_limit <= 20 for t in tasks)
     # every task builds, and only supported combinations are there
     for t in tasks:
@@ -77,7 +82,7 @@ def test_paper004_tasks(suite):
 
 def test_exact_scaling_suite():
     tasks = get_suite("exact-scaling").tasks()
-    assert {t.algorithm for t in tasks} == {"cpsat", "highs"}
+    assert {t.algorithm for t in tasks} == {"kanon-cpsat", "kanon-highs"}
     assert {t.family for t in tasks} == {"kanon-binary"}
     assert {t.time_limit for t in tasks} == {60.0}
     assert {t.family_params["k"] for t in tasks} == {2, 3, 5}

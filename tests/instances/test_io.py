@@ -4,10 +4,10 @@ import json
 
 import numpy as np
 import pytest
+from anonratio.bench.registry import FAMILIES, generate
 from anonratio.instances import InstanceFormatError, KAnonymityInstance, instance_id
-from anonratio.instances.families import FAMILIES, generate
-from anonratio.instances.generators import planted_table, random_table
 from anonratio.instances.io import load_instance, save_instance
+from anonratio.instances.kanonymity.generators import planted_table, random_table
 
 
 def _instance():

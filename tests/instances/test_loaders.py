@@ -5,8 +5,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from anonratio.bench.registry import generate
 from anonratio.instances import InstanceFormatError, KAnonymityInstance, verify
-from anonratio.instances.families import generate
 from anonratio.instances.loaders import (
     ADULT_QI,
     DATASETS_ENV,

@@ -1,0 +1,266 @@
+"""How an algorithm and an instance family are declared: :class:`Algorithm` and :class:`Family`.
+
+Each problem declares its algorithms and families once, in its module under
+:mod:`anonratio.bench.problems`, holding the function objects themselves; the registry
+(:mod:`anonratio.bench.registry`) collects them. An :class:`Algorithm` knows how to call its
+function (:meth:`Algorithm.run` passes only the options the function takes), its proven
+guarantee as a function of the instance and the solution, its source and its running time.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from numbers import Integral
+from typing import Any
+
+import numpy as np
+from anonratio.instances import Solution
+
+__all__ = [
+    "Algorithm",
+    "Family",
+    "KINDS",
+    "coerce_param",
+    "exact_guarantee",
+    "no_guarantee",
+    "needs_k",
+]
+
+#: the kinds of algorithm, as in the results' ``kind`` column
+KINDS = ("approximation", "heuristic", "exact")
+
+
+def exact_guarantee(instance: Any, solution: Solution | None = None) -> float:
+    """The guarantee of an exact method: ratio 1."""
+    return 1.0
+
+
+def no_guarantee(instance: Any, solution: Solution | None = None) -> None:
+    """No proven ratio."""
+    return None
+
+
+def needs_k(k: int) -> Callable[[Any], str | None]:
+    """A ``requires`` check: the instance must have this ``k`` (the factor algorithms)."""
+
+    def requires(instance: Any) -> str | None:
+        return None if instance.k == k else f"needs k={k}, got k={instance.k}"
+
+    requires.__name__ = f"needs_k{k}"
+    return requires
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One registered algorithm.
+
+    Parameters
+    ----------
+    name : str
+        Registry name, unique across problems (``"forest"``, ``"fold-random"``,
+        ``"kanon-cpsat"``); the ``algorithm`` column and ``Solution.algorithm``.
+    problem : str
+        The problem it solves (``"k-anonymity"``): instances of another problem are refused.
+    kind : {"approximation", "heuristic", "exact"}
+    function : callable
+        The algorithm itself, ``function(instance, **options) -> Solution``.
+    guarantee : callable
+        ``guarantee(instance, solution=None) -> float | None``: the proven ratio on this
+        instance, for this run's solution when it depends on it (the spanning-tree split's
+        depends on the tree found); ``None`` when none is proven.
+    guarantee_text : str
+        The guarantee as a formula, for reports and the README table.
+    source : str
+        Paper and section.
+    complexity : str
+        Running time.
+    options : mapping
+        Fixed keyword options (``{"order": "random"}``).
+    requires : callable, optional
+        ``requires(instance) -> None | str``: a reason the algorithm cannot run on an instance of
+        its problem (``factor-2`` needs ``k = 2``).
+    hint : callable, optional
+        ``hint(instance, seed=...) -> Solution``: a starting solution passed as ``hint=``
+        (the zip-code CP-SAT model starts from the spanning-tree split).
+    aliases : tuple of str
+        Former names, still accepted by the CLI and :func:`~anonratio.bench.registry.get_algorithm`.
+    """
+
+    name: str
+    problem: str
+    kind: str
+    function: Callable[..., Solution]
+    guarantee: Callable[..., float | None]
+    guarantee_text: str
+    source: str
+    complexity: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    requires: Callable[[Any], str | None] | None = None
+    hint: Callable[..., Solution] | None = None
+    aliases: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"`kind` must be one of {KINDS}, got {self.kind!r}")
+
+    @cached_property
+    def _accepts(self) -> frozenset[str]:
+        return frozenset(inspect.signature(self.function).parameters)
+
+    def supports(self, instance: Any) -> str | None:
+        """``None`` if the algorithm can run on ``instance``, else the reason it cannot."""
+        problem = getattr(instance, "problem", type(instance).__name__)
+        if problem != self.problem:
+            return f"needs a {self.problem} instance, got {problem}"
+        reason = self.requires(instance) if self.requires is not None else None
+        return None if reason is None else f"{self.name} {reason}"
+
+    def run(
+        self, instance: Any, *, seed: int | None = None, time_limit: float | None = None
+    ) -> Solution:
+        """Call the algorithm with its options and the run's seed, time limit and one thread.
+
+        ``seed`` and ``time_limit`` are passed only to functions that take them (FOREST has no
+        time limit; the kd-tree split is deterministic); exact models get ``threads=1``, since a
+        sweep already runs its workers side by side.
+        """
+        kwargs = dict(self.options)
+        if "seed" in self._accepts:
+            kwargs["seed"] = seed
+        if "time_limit" in self._accepts and time_limit is not None:
+            kwargs["time_limit"] = time_limit
+        if "threads" in self._accepts:
+            kwargs.setdefault("threads", 1)
+        if self.hint is not None:
+            kwargs["hint"] = self.hint(instance, seed=seed)
+        return self.function(instance, **kwargs)
+
+
+_TRUE = {"true", "1", "yes", "on", "y", "t"}
+_FALSE = {"false", "0", "no", "off", "n", "f"}
+
+
+def coerce_param(name, value, default):
+    """Coerce ``value`` (often a string from the command line) to the type of ``default``.
+
+    bool from ``true/false/1/0/yes/no``; int and float by parsing; a tuple default from a
+    comma-separated string (``"10,40"``); a ``None`` default takes ``"none"`` as None, else an
+    int, a float or the string itself. A single number for a numeric tuple default is repeated
+    (``"15"`` for ``(10, 40)`` gives ``(15, 15)``). Raises ``ValueError`` naming the parameter.
+
+    Examples
+    --------
+    >>> coerce_param("k", "5", 3), coerce_param("row_deletion", "yes", False)
+    (5, True)
+    """
+    try:
+        if isinstance(default, bool):
+            if isinstance(value, str):
+                v = value.strip().lower()
+                if v in _TRUE | _FALSE:
+                    return v in _TRUE
+                raise ValueError(value)
+            if isinstance(value, bool | np.bool_) or value in (0, 1):
+                return bool(value)
+            raise ValueError(value)
+        if isinstance(default, Integral):
+            if isinstance(value, bool):
+                raise ValueError(value)
+            if isinstance(value, str):
+                return int(value.strip())
+            if isinstance(value, Integral) or (isinstance(value, float) and value.is_integer()):
+                return int(value)
+            raise ValueError(value)
+        if isinstance(default, float):
+            if isinstance(value, bool):
+                raise ValueError(value)
+            return float(value.strip() if isinstance(value, str) else value)
+        if isinstance(default, tuple):
+            if isinstance(value, str):
+                parts = [x for x in value.split(",") if x.strip()]
+            elif isinstance(value, Integral | float):
+                parts = [value]
+            else:
+                parts = list(value)
+            kind = default[0] if default else ""
+            if not isinstance(kind, str) and len(parts) == 1:
+                parts = parts * len(default)  # "15" for a (low, high) range means (15, 15)
+            return tuple(coerce_param(name, p, kind) for p in parts)
+        if default is None:
+            if not isinstance(value, str):
+                return value
+            v = value.strip()
+            if v.lower() in ("none", "null", ""):
+                return None
+            for conv in (int, float):
+                try:
+                    return conv(v)
+                except ValueError:
+                    pass
+            return v
+        if isinstance(default, str):
+            if not isinstance(value, str):
+                raise ValueError(value)
+            return value.strip()
+    except (ValueError, TypeError, AttributeError):
+        pass
+    raise ValueError(
+        f"parameter `{name}` must be of type {type(default).__name__} like its default "
+        f"{default!r}, got {value!r}"
+    )
+
+
+@dataclass(frozen=True)
+class Family:
+    """A named, seeded instance family.
+
+    Parameters
+    ----------
+    name : str
+    problem : str
+        Problem name (``"k-anonymity"``).
+    description : str
+    defaults : mapping
+        Every parameter with its default value (its type drives :func:`coerce_param`).
+    build : callable
+        ``build(rng, **params) -> (instance, extra_meta)``; ``extra_meta`` may hold
+        ``"optimum"``, ``"lower_bound"``, ``"upper_bound"`` and construction notes.
+    """
+
+    name: str
+    problem: str
+    description: str
+    defaults: Mapping = field(default_factory=dict)
+    build: Callable[..., tuple[Any, dict]] | None = None
+
+    def resolve(self, params):
+        """Defaults overridden by ``params`` (coerced); unknown names raise ``ValueError``."""
+        unknown = sorted(set(params) - set(self.defaults))
+        if unknown:
+            raise ValueError(
+                f"unknown parameter {unknown[0]!r} for family {self.name!r}; known parameters: "
+                f"{sorted(self.defaults)}"
+            )
+        out = dict(self.defaults)
+        for key, value in params.items():
+            out[key] = coerce_param(key, value, self.defaults[key])
+        return out
+
+    def __call__(self, seed=None, **params):
+        """``(instance, meta)`` for ``seed`` and the parameter overrides."""
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, Integral)):
+            raise ValueError(f"`seed` must be an integer or None, got {seed!r}")
+        seed = None if seed is None else int(seed)
+        resolved = self.resolve(params)
+        instance, extra = self.build(np.random.default_rng(seed), **resolved)
+        meta = {
+            "family": self.name,
+            "problem": self.problem,
+            "params": {k: list(v) if isinstance(v, tuple) else v for k, v in resolved.items()},
+            "seed": seed,
+        }
+        meta.update(extra)
+        return instance, meta

@@ -1,0 +1,226 @@
+"""Min-Max Bin Covering (Du, Eppstein, Goodrich and Lueker 2009, §4-§5): its instance families
+and its algorithms, each declared once.
+
+Fold, Spread and simplified Spread are declared once per item order, so the four curves of the
+paper's Figure 7 are four algorithms: ``fold-random``, ``fold-sorted``,
+``simplified-spread-random`` and ``simplified-spread-sorted`` (the paper's experimental "Spread"
+is the simplified one), next to Theorem 10's full ``spread-random`` / ``spread-sorted``, the
+relaxed scheme ``relaxed`` (a bicriteria guarantee: its bins may hold only ``(1 - 2 eps) k``, so
+its rows carry ``relaxed=True`` and never count as an optimum or upper bound) and the exact models
+``bc-cpsat``, ``bc-highs``, ``bc-cbc``.
+
+``simplified-spread`` counts as an approximation: the paper proves no ratio for it, but Theorem
+7's argument bounds its cost by Fold's ``max(k - 1 + max x, 3k - 3)`` for either order; see
+:func:`anonratio.solvers.bin_covering.simplified_spread.simplified_spread_guarantee`.
+
+References
+----------
+W. Du, D. Eppstein, M. T. Goodrich, G. S. Lueker. "On the Approximability of Geometric and
+Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009, §4 (Theorems 7, 10,
+11), §5 (experiments, Figure 7).
+"""
+
+from anonratio.bench.declarations import Algorithm, Family, exact_guarantee
+from anonratio.exact.bin_covering import solve_cbc, solve_cpsat, solve_highs
+from anonratio.instances.bin_covering import (
+    CENSUS_FILES,
+    census_instance,
+    planted_three_partition,
+    three_partition_no_instance,
+    uniform_instance,
+    zipf_instance,
+)
+from anonratio.solvers.bin_covering.fold import fold, fold_guarantee
+from anonratio.solvers.bin_covering.relaxed_scheme import relaxed_guarantee, relaxed_scheme
+from anonratio.solvers.bin_covering.simplified_spread import (
+    simplified_spread,
+    simplified_spread_guarantee,
+)
+from anonratio.solvers.bin_covering.spread import spread, spread_guarantee
+
+__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "ORDERS", "RELAXED_EPSILON"]
+
+PROBLEM = "bin-covering"
+
+#: item orders declared for Fold, Spread and simplified Spread (Figure 7: random and sorted)
+ORDERS = ("random", "sorted")
+
+#: epsilon of the declared relaxed scheme (Theorem 11)
+RELAXED_EPSILON = 0.2
+
+
+# ---------------------------------------------------------------------------------------------
+# instance families
+# ---------------------------------------------------------------------------------------------
+def _bc_uniform(rng, *, n, k, low, high):
+    return uniform_instance(n, k=k, low=low, high=high or None, seed=rng), {}
+
+
+def _bc_zipf(rng, *, n, k, exponent, max_size):
+    return zipf_instance(n, k=k, exponent=exponent, max_size=max_size or None, seed=rng), {}
+
+
+def _bc_3partition_yes(rng, *, m, B):
+    instance, meta = planted_three_partition(m, B=B, seed=rng)
+    extra = {"optimum": float(meta["optimum"]), "B": meta["B"], "m": meta["m"]}
+    extra["planted"] = meta["planted"]
+    return instance, extra
+
+
+def _bc_3partition_no(rng, *, m, B):
+    instance, meta = three_partition_no_instance(m, B=B, seed=rng)
+    bound = float(meta["optimum_lower_bound"])
+    return instance, {"lower_bound": bound, "B": meta["B"], "m": meta["m"]}
+
+
+def _bc_census(rng, *, dataset, k, min_frequency):
+    if dataset not in CENSUS_FILES:
+        raise ValueError(
+            f"parameter `dataset` must be one of {sorted(CENSUS_FILES)}, got {dataset!r}"
+        )
+    instance = census_instance(dataset, k=k, min_frequency=min_frequency)
+    extra = {"dataset": dataset, "total": instance.total, "max_size": instance.max_size}
+    return instance, extra
+
+
+FAMILIES = (
+    Family(
+        "bc-uniform",
+        "bin-covering",
+        "n item sizes uniform in [low, high] (high = 0: k), Min-Max Bin Covering (Du et al. "
+        "2009, §4)",
+        {"n": 20, "k": 50, "low": 1, "high": 0},
+        _bc_uniform,
+    ),
+    Family(
+        "bc-zipf",
+        "bin-covering",
+        "n Zipf-distributed item sizes P(x) ~ x^-exponent truncated to [1, max_size] "
+        "(max_size = 0: max(k, 1000)), like name frequencies",
+        {"n": 20, "k": 50, "exponent": 1.5, "max_size": 0},
+        _bc_zipf,
+    ),
+    Family(
+        "bc-3partition-yes",
+        "bin-covering",
+        "planted 3-Partition yes-instance (Du et al. 2009, Theorem 5): 3m sizes in (B/4, B/2) "
+        "forming m triples of sum B, k = B; meta optimum = B",
+        {"m": 4, "B": 100},
+        _bc_3partition_yes,
+    ),
+    Family(
+        "bc-3partition-no",
+        "bin-covering",
+        "3-Partition no-instance (Theorem 5): 3m even sizes in (B/4, B/2) summing to mB, B odd, "
+        "m even, k = B; meta lower_bound = ceil(mB / (m - 1)) > B",
+        {"m": 4, "B": 101},
+        _bc_3partition_no,
+    ),
+    Family(
+        "bc-census",
+        "bin-covering",
+        "1990 U.S. Census name frequencies (Du et al. 2009, §5): dataset FEMALE-1990, MALE-1990 "
+        "or LAST-1990, names with frequency >= min_frequency %, item size = frequency x 1000 "
+        "(from the `names` package); deterministic (the seed is unused)",
+        {"dataset": "LAST-1990", "k": 5000, "min_frequency": 0.001},
+        _bc_census,
+    ),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# algorithms
+# ---------------------------------------------------------------------------------------------
+def _fold_guarantee(instance, solution=None):
+    return fold_guarantee(instance)
+
+
+def _spread_guarantee(instance, solution=None):
+    return spread_guarantee(instance)
+
+
+def _simplified_spread_guarantee(instance, solution=None):
+    return simplified_spread_guarantee(instance)
+
+
+def _relaxed_guarantee(instance, solution=None):
+    return relaxed_guarantee(instance, epsilon=RELAXED_EPSILON)
+
+
+_DU = "Du et al. 2009"
+_LB = "LB = max(k, max x, ceil(S / floor(S/k)))"
+
+#: (function, guarantee, guarantee text, source, complexity) of the order-dependent algorithms
+_BY_ORDER = (
+    (
+        fold,
+        _fold_guarantee,
+        f"max(k-1+max x, 3k-3) / LB < 3 ({_LB})",
+        f"{_DU}, §4 Theorem 7 (Fold)",
+        "O(n) after the O(n log n) sort",
+    ),
+    (
+        spread,
+        _spread_guarantee,
+        "5/2",
+        f"{_DU}, §4 Theorem 10 (Spread, with its exhaustive small case)",
+        "O(n log n); the small case (<= 3 bins) adds a budgeted exhaustive search",
+    ),
+    (
+        simplified_spread,
+        _simplified_spread_guarantee,
+        f"max(k-1+max x, 3k-3) / LB < 3 (Theorem 7's argument, derived here; the paper "
+        f"proves no ratio for it; {_LB})",
+        f"{_DU}, §5 (the experiments' simplified Spread, Figure 7)",
+        "O(n log n)",
+    ),
+)
+
+_EXACT = (
+    (solve_cpsat, "cpsat", "CP-SAT"),
+    (solve_highs, "highs", "HiGHS"),
+    (solve_cbc, "cbc", "CBC"),
+)
+
+ALGORITHMS = (
+    *(
+        Algorithm(
+            name=f"{function.__name__.replace('_', '-')}-{order}",
+            problem=PROBLEM,
+            kind="approximation",
+            function=function,
+            guarantee=guarantee,
+            guarantee_text=text,
+            source=f"{source}; items in {order} order",
+            complexity=complexity,
+            options={"order": order},
+        )
+        for function, guarantee, text, source, complexity in _BY_ORDER
+        for order in ORDERS
+    ),
+    Algorithm(
+        name="relaxed",
+        problem=PROBLEM,
+        kind="approximation",
+        function=relaxed_scheme,
+        guarantee=_relaxed_guarantee,
+        guarantee_text=f"bicriteria, eps = {RELAXED_EPSILON:g}: cost <= (1+eps)(OPT + eps k), "
+        "ratio <= (1+eps)(1 + eps k/LB) <= (1+eps)^2; bins only >= (1-2eps)k (relaxed rows)",
+        source=f"{_DU}, §4 Theorem 11 (relaxed approximation scheme)",
+        complexity="polynomial for fixed eps, of degree growing with 1/eps (type enumeration)",
+        options={"order": "sorted", "epsilon": RELAXED_EPSILON},
+    ),
+    *(
+        Algorithm(
+            name=f"bc-{short}",
+            problem=PROBLEM,
+            kind="exact",
+            function=function,
+            guarantee=exact_guarantee,
+            guarantee_text="1 (exact)",
+            source=f"{solver} model over aggregated sizes (anonratio.exact.bin_covering)",
+            complexity="exponential (branch and bound)",
+        )
+        for function, short, solver in _EXACT
+    ),
+)

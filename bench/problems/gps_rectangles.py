@@ -1,0 +1,157 @@
+"""GPS rectangles (Du, Eppstein, Goodrich and Lueker 2009, §3): axis-aligned rectangles of weight
+>= k tiling the bounding box of weighted points. Its instance families and its algorithms, each
+declared once.
+
+Families: ``gps-uniform``, ``gps-clustered``, ``gps-cross`` (Theorem 4's worst case, optimum
+``5k - 4``), ``gps-pinwheel`` (non-guillotine optimum ``k``). Algorithms: the kd-tree split
+(Theorem 4), the best guillotine partition (a heuristic: an upper bound on the optimum) and the
+exact CP-SAT and HiGHS models on the compressed grid.
+
+References
+----------
+W. Du, D. Eppstein, M. T. Goodrich, G. S. Lueker. "On the Approximability of Geometric and
+Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009.
+"""
+
+from anonratio.bench.declarations import Algorithm, Family, exact_guarantee
+from anonratio.exact.gps_rectangles import solve_cpsat, solve_highs
+from anonratio.instances.gps_rectangles import (
+    clustered_points,
+    cross_gadget,
+    pinwheel_gadget,
+    uniform_points,
+)
+from anonratio.solvers.gps_rectangles.guillotine import guillotine
+from anonratio.solvers.gps_rectangles.kdtree_split import kdtree_split, kdtree_split_guarantee
+
+__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS"]
+
+PROBLEM = "gps-rectangles"
+
+
+# ---------------------------------------------------------------------------------------------
+# instance families
+# ---------------------------------------------------------------------------------------------
+def _gps_uniform(rng, *, n, k, weight_max, grid):
+    inst = uniform_points(n, k=k, weight_max=weight_max, grid=grid or None, seed=rng)
+    return inst, {}
+
+
+def _gps_clustered(rng, *, n, k, n_clusters, spread, weight_max):
+    inst = clustered_points(
+        n, k=k, n_clusters=n_clusters, spread=spread, weight_max=weight_max, seed=rng
+    )
+    return inst, {}
+
+
+def _gadget_meta(meta):
+    keep = ("optimum", "lower_bound", "kdtree_cost", "description", "witness_labels")
+    out = {key: meta[key] for key in keep if key in meta}
+    out["optimum"] = float(out["optimum"])
+    return out
+
+
+def _gps_cross(rng, *, k):
+    inst, meta = cross_gadget(k)
+    return inst, _gadget_meta(meta)
+
+
+def _gps_pinwheel(rng, *, k):
+    inst, meta = pinwheel_gadget(k)
+    return inst, _gadget_meta(meta)
+
+
+_DU = "Du et al. 2009"
+
+FAMILIES = (
+    Family(
+        "gps-uniform",
+        "gps-rectangles",
+        f"n points uniform in the unit square (grid > 0: on a grid x grid integer lattice, "
+        f"duplicates merged), weights in [1, weight_max] ({_DU}, §3)",
+        {"n": 10, "k": 5, "weight_max": 3, "grid": 0},
+        _gps_uniform,
+    ),
+    Family(
+        "gps-clustered",
+        "gps-rectangles",
+        f"n points in n_clusters Gaussian clusters of standard deviation spread, weights in "
+        f"[1, weight_max] ({_DU}, §3)",
+        {"n": 12, "k": 5, "n_clusters": 3, "spread": 0.05, "weight_max": 3},
+        _gps_clustered,
+    ),
+    Family(
+        "gps-cross",
+        "gps-rectangles",
+        f"Theorem 4's worst case ({_DU}, §3): multiplicity k with k-1 at N, S, E, W; no "
+        f"admissible cut, kd-tree cost 5k-4; meta optimum = 5k-4",
+        {"k": 3},
+        _gps_cross,
+    ),
+    Family(
+        "gps-pinwheel",
+        "gps-rectangles",
+        f"the cross plus unit corner helpers ({_DU}, §3): the non-guillotine pinwheel has "
+        f"optimum k, kd-tree and the best guillotine partition 2k-1; meta optimum = k",
+        {"k": 3},
+        _gps_pinwheel,
+    ),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# algorithms
+# ---------------------------------------------------------------------------------------------
+def _kdtree_guarantee(instance, solution=None):
+    return kdtree_split_guarantee(instance)
+
+
+_LB = "LB = max(k, max w, ceil(W / floor(W/k)))"
+_KD_TEXT = f"(4(k-1) + max w) / LB < 5 ({_LB})"
+
+ALGORITHMS = (
+    Algorithm(
+        name="kdtree-split",
+        problem=PROBLEM,
+        kind="approximation",
+        function=kdtree_split,
+        guarantee=_kdtree_guarantee,
+        guarantee_text=_KD_TEXT,
+        source=f"{_DU}, §3 Theorem 4 (kd-tree splitting)",
+        complexity="O(n log^2 n) balanced, O(n^2 log n) worst case (sorting per tree level)",
+    ),
+    Algorithm(
+        name="gps-cpsat",
+        problem=PROBLEM,
+        kind="exact",
+        function=solve_cpsat,
+        guarantee=exact_guarantee,
+        guarantee_text="1 (exact)",
+        source=f"CP-SAT NoOverlap2D tiling of the compressed grid ({_DU}, §3; "
+        "anonratio.exact.gps_rectangles)",
+        complexity="exponential (clause learning / branch and bound)",
+    ),
+    Algorithm(
+        name="gps-highs",
+        problem=PROBLEM,
+        kind="exact",
+        function=solve_highs,
+        guarantee=exact_guarantee,
+        guarantee_text="1 (exact)",
+        source=f"set-partition ILP over candidate grid rectangles, HiGHS ({_DU}, §3; "
+        "anonratio.exact.gps_rectangles)",
+        complexity="O(nx^2 ny^2) candidates; exponential (branch and bound)",
+    ),
+    Algorithm(
+        name="gps-guillotine",
+        problem=PROBLEM,
+        kind="heuristic",
+        function=guillotine,
+        guarantee=_kdtree_guarantee,
+        guarantee_text=f"best guillotine partition <= kd-tree cost: {_KD_TEXT}; an upper "
+        "bound on the optimum (optimal when it meets LB or W < 5k)",
+        source=f"{_DU}, §3 (kd-tree cuts are guillotine cuts); dynamic programming over grid "
+        "sub-rectangles",
+        complexity="O(nx^2 ny^2 (nx + ny)) time, O(nx^2 ny^2) memory",
+    ),
+)

@@ -1,0 +1,309 @@
+"""k-anonymity (Aggarwal, Feder, Kenthapadi, Motwani, Panigrahy, Thomas and Zhu 2005): its
+instance families and its algorithms, each declared once.
+
+Algorithms: FOREST + DECOMPOSE-COMPONENT (§4), the minimum-weight [1,2]-factor for k = 2 (§5) and
+the minimum-weight 2-factor for k = 3 (§6), beside the exact set-partitioning model solved by
+CP-SAT, HiGHS and CBC (``kanon-cpsat``, ``kanon-highs``, ``kanon-cbc``; formerly ``cpsat``,
+``highs``, ``cbc``, still accepted).
+
+References
+----------
+G. Aggarwal, T. Feder, K. Kenthapadi, R. Motwani, R. Panigrahy, D. Thomas, A. Zhu.
+"Approximation Algorithms for k-Anonymity". Journal of Privacy Technology, 2005.
+"""
+
+import numpy as np
+from anonratio.bench.declarations import Algorithm, Family, exact_guarantee, needs_k
+from anonratio.exact.kanonymity import solve_cbc, solve_cpsat, solve_highs
+from anonratio.instances import Table, verify
+from anonratio.instances.kanonymity import (
+    KAnonymityInstance,
+    categorical_table,
+    graph_representation_pair,
+    planted_table,
+    random_table,
+    triangle_union_gadget,
+)
+from anonratio.instances.loaders import ADULT_QI, load_adult
+from anonratio.solvers.kanonymity.factor_2 import one_two_factor, one_two_factor_guarantee
+from anonratio.solvers.kanonymity.factor_3 import two_factor, two_factor_guarantee
+from anonratio.solvers.kanonymity.forest import forest, forest_guarantee
+
+__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS"]
+
+PROBLEM = "k-anonymity"
+
+
+# ---------------------------------------------------------------------------------------------
+# instance families
+# ---------------------------------------------------------------------------------------------
+def _kanon(table, p):
+    return KAnonymityInstance(table, p["k"], p["model"], p["row_deletion"])
+
+
+def _binary(rng, *, n, m, k, row_deletion):
+    table = categorical_table(n, m, 2, seed=rng)
+    return KAnonymityInstance(table, k, "suppression", row_deletion), {}
+
+
+def _categorical(rng, **p):
+    return _kanon(categorical_table(p["n"], p["m"], p["alphabet"], seed=rng), p), {}
+
+
+def _ternary(rng, **p):
+    return _kanon(categorical_table(p["n"], p["m"], 3, seed=rng), p), {}
+
+
+def _random(rng, **p):
+    zipf = p["zipf"] or None
+    table = random_table(
+        p["n"], p["m"], cardinality=p["cardinality"], levels=p["levels"], zipf=zipf, seed=rng
+    )
+    return _kanon(table, p), {}
+
+
+def _planted(rng, **p):
+    table, labels = planted_table(
+        p["n"],
+        p["m"],
+        n_groups=p["n_groups"],
+        noise=p["noise"],
+        cardinality=p["cardinality"],
+        levels=p["levels"] or None,
+        seed=rng,
+        return_labels=True,
+    )
+    instance = _kanon(table, p)
+    extra = {}
+    if np.bincount(labels).min() >= instance.k:  # the planted partition is feasible
+        extra["upper_bound"] = verify(instance, labels).cost
+    return instance, extra
+
+
+def _triangles(rng, *, n_triangles, n_vertices, preliminary):
+    g = triangle_union_gadget(n_triangles, n_vertices, seed=rng, preliminary=preliminary)
+    extra = {
+        "optimum": g.optimum,
+        "lower_bound": g.lower_bound,
+        "m": g.info["m"],
+        "t": g.info["t"],
+        "description": g.description,
+    }
+    return g.instance, extra
+
+
+def _gap_pair(rng, *, k, member):
+    if member not in ("first", "second"):
+        raise ValueError(f"parameter `member` must be 'first' or 'second', got {member!r}")
+    first, second = graph_representation_pair(k)
+    g, other = (first, second) if member == "first" else (second, first)
+    extra = {
+        "optimum": g.optimum,
+        "other_optimum": other.optimum,
+        "pair_distance": g.info["pair_distance"],
+        "description": g.description,
+    }
+    return g.instance, extra
+
+
+def _adult(rng, *, n, k, model, row_deletion, qi):
+    full = load_adult(qi=qi)
+    rows = np.arange(full.n_records)
+    if n:
+        if not 1 <= n <= full.n_records:
+            raise ValueError(f"parameter `n` must be in [0, {full.n_records}] (0 = all), got {n}")
+        rows = np.sort(rng.choice(full.n_records, size=n, replace=False))
+    table = Table(
+        full.codes[rows],
+        full.attributes,
+        full.values,
+        full.hierarchies,
+        full.weights,
+        None if full.sensitive is None else full.sensitive[rows],
+        full.sensitive_name,
+        full.sensitive_values,
+    )
+    instance = KAnonymityInstance(table, k, model, row_deletion)
+    return instance, {"dataset": "adult", "n_records": int(table.n_records)}
+
+
+_COMMON = {"k": 3, "model": "suppression", "row_deletion": False}
+
+FAMILIES = (
+    Family(
+        "kanon-binary",
+        "k-anonymity",
+        "uniform random binary table (suppression = generalization), Aggarwal et al. 2005 §5-§6",
+        {"n": 20, "m": 6, "k": 3, "row_deletion": False},
+        _binary,
+    ),
+    Family(
+        "kanon-ternary",
+        "k-anonymity",
+        "uniform random ternary table (the alphabet of the NP-hardness proof, 2005 §3)",
+        {"n": 20, "m": 6, **_COMMON},
+        _ternary,
+    ),
+    Family(
+        "kanon-categorical",
+        "k-anonymity",
+        "uniform random table over an alphabet of `alphabet` values, no hierarchies",
+        {"n": 20, "m": 6, "alphabet": 4, **_COMMON},
+        _categorical,
+    ),
+    Family(
+        "kanon-random",
+        "k-anonymity",
+        "Adult-like table: 10-40 values and 3-5 level interval hierarchies per attribute, "
+        "optionally Zipf-skewed (zipf > 0); generalization model",
+        {
+            "n": 100,
+            "m": 6,
+            "k": 3,
+            "model": "generalization",
+            "row_deletion": False,
+            "cardinality": (10, 40),
+            "levels": (3, 5),
+            "zipf": 0.0,
+        },
+        _random,
+    ),
+    Family(
+        "kanon-planted",
+        "k-anonymity",
+        "records around n_groups random prototypes, each cell redrawn w.p. noise; meta "
+        "upper_bound = cost of the planted partition when its groups have >= k records; "
+        "levels > 0 adds random hierarchies of that height",
+        {
+            "n": 60,
+            "m": 8,
+            "n_groups": 10,
+            "noise": 0.1,
+            "cardinality": 10,
+            "levels": 0,
+            **_COMMON,
+        },
+        _planted,
+    ),
+    Family(
+        "kanon-triangles",
+        "k-anonymity",
+        "edge-partition-into-triangles gadget (2005 §3) of a random union of n_triangles "
+        "edge-disjoint triangles, k = 3: optimum 9mt with m = n_triangles, t = ceil(log2(3m+1))",
+        {"n_triangles": 3, "n_vertices": 7, "preliminary": False},
+        _triangles,
+    ),
+    Family(
+        "kanon-gap-pair",
+        "k-anonymity",
+        "one member ('first' or 'second') of the graph-representation pair (2005 §4): same "
+        "k-clique graph, optima k^2 2^(k-2) and k(2^k - 2)",
+        {"k": 4, "member": "first"},
+        _gap_pair,
+    ),
+    Family(
+        "kanon-adult",
+        "k-anonymity",
+        "UCI Adult (from $ANONRATIO_DATASETS/adult) with ARX hierarchies; n > 0 samples n "
+        "records without replacement, qi is a comma-separated subset of the 8 QIs",
+        {
+            "n": 0,
+            "k": 5,
+            "model": "generalization",
+            "row_deletion": False,
+            "qi": ADULT_QI,
+        },
+        _adult,
+    ),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# algorithms
+# ---------------------------------------------------------------------------------------------
+def _forest_guarantee(instance, solution=None):
+    return forest_guarantee(instance.k)
+
+
+def _factor_2_guarantee(instance, solution=None):
+    return one_two_factor_guarantee(instance)
+
+
+def _factor_3_guarantee(instance, solution=None):
+    return two_factor_guarantee(instance)
+
+
+_AGGARWAL = "Aggarwal et al. 2005"
+_FACTOR_TIME = (
+    "O(n^2) distances + a degree-constrained ILP solved to a zero gap (HiGHS, with LP-dual "
+    "pricing of edges)"
+)
+
+ALGORITHMS = (
+    Algorithm(
+        name="forest",
+        problem=PROBLEM,
+        kind="approximation",
+        function=forest,
+        guarantee=_forest_guarantee,
+        guarantee_text="max(2k-1, 3k-5)",
+        source=f"{_AGGARWAL}, §4 (FOREST + DECOMPOSE-COMPONENT)",
+        complexity="O(k n^2) distances over unique records",
+    ),
+    Algorithm(
+        name="factor-2",
+        problem=PROBLEM,
+        kind="approximation",
+        function=one_two_factor,
+        guarantee=_factor_2_guarantee,
+        guarantee_text="1.5 (binary), 2 (suppression, any alphabet); k = 2 only",
+        source=f"{_AGGARWAL}, §5 (minimum-weight [1,2]-factor)",
+        complexity=_FACTOR_TIME,
+        requires=needs_k(2),
+    ),
+    Algorithm(
+        name="factor-3",
+        problem=PROBLEM,
+        kind="approximation",
+        function=two_factor,
+        guarantee=_factor_3_guarantee,
+        guarantee_text="2 (binary); k = 3 only",
+        source=f"{_AGGARWAL}, §6 (minimum-weight 2-factor + cycle decomposition)",
+        complexity=_FACTOR_TIME + ", plus O(n) per cycle for the decomposition",
+        requires=needs_k(3),
+    ),
+    Algorithm(
+        name="kanon-cpsat",
+        problem=PROBLEM,
+        kind="exact",
+        function=solve_cpsat,
+        guarantee=exact_guarantee,
+        guarantee_text="1 (exact)",
+        source="CP-SAT set-partitioning model over groups of k..2k-1 records "
+        "(anonratio.exact.kanonymity)",
+        complexity="exponential (clause learning / branch and bound)",
+        aliases=("cpsat",),
+    ),
+    Algorithm(
+        name="kanon-highs",
+        problem=PROBLEM,
+        kind="exact",
+        function=solve_highs,
+        guarantee=exact_guarantee,
+        guarantee_text="1 (exact)",
+        source="set-partitioning ILP solved by HiGHS through PuLP (anonratio.exact.kanonymity)",
+        complexity="exponential (branch and bound)",
+        aliases=("highs",),
+    ),
+    Algorithm(
+        name="kanon-cbc",
+        problem=PROBLEM,
+        kind="exact",
+        function=solve_cbc,
+        guarantee=exact_guarantee,
+        guarantee_text="1 (exact)",
+        source="set-partitioning ILP solved by CBC through PuLP (anonratio.exact.kanonymity)",
+        complexity="exponential (branch and bound)",
+        aliases=("cbc",),
+    ),
+)

@@ -1,0 +1,50 @@
+"""Ordered labels (Du, Eppstein, Goodrich and Lueker 2009, §4 remark): consecutive intervals of an
+ordered domain, each of weight >= k, minimizing the heaviest. Its instance family and its exact
+algorithm, declared once.
+
+References
+----------
+W. Du, D. Eppstein, M. T. Goodrich, G. S. Lueker. "On the Approximability of Geometric and
+Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009.
+"""
+
+from anonratio.bench.declarations import Algorithm, Family, exact_guarantee
+from anonratio.exact.ordered_labels.ordered_greedy import ordered_greedy
+from anonratio.instances.ordered_labels import OrderedLabelsInstance
+from anonratio.instances.ordered_labels.generators import ordered_random_sizes
+
+__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS"]
+
+PROBLEM = "ordered-labels"
+
+
+def _ordered_random(rng, *, n, k, low, high):
+    sizes = ordered_random_sizes(n, low=low, high=high, seed=rng)
+    return OrderedLabelsInstance(sizes, k), {}
+
+
+_DU = "Du et al. 2009"
+
+FAMILIES = (
+    Family(
+        "ordered-random",
+        "ordered-labels",
+        f"n ordered label sizes uniform in the integers [low, high], consecutive intervals of "
+        f"weight >= k ({_DU}, §4)",
+        {"n": 30, "k": 10, "low": 0, "high": 10},
+        _ordered_random,
+    ),
+)
+
+ALGORITHMS = (
+    Algorithm(
+        name="ordered-greedy",
+        problem=PROBLEM,
+        kind="exact",
+        function=ordered_greedy,
+        guarantee=exact_guarantee,
+        guarantee_text="1 (provably optimal)",
+        source=f"{_DU}, §4 (ordered labels: greedy feasibility test + binary search)",
+        complexity="O(n log S)",
+    ),
+)

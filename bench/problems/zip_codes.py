@@ -1,0 +1,129 @@
+"""Zip codes (Du, Eppstein, Goodrich and Lueker 2009, §2): connected parts of weight >= k of a
+node-weighted planar graph. Its instance families and its algorithms, each declared once.
+
+Families: ``zip-delaunay``, ``zip-grid``, ``zip-planted`` (planted parts of weight exactly ``k``:
+optimum ``k``). Algorithms: the spanning-tree split (Theorem 3; its guarantee depends on the
+degree of the tree it finds, so it is read from the run's solution) and the CP-SAT model with
+flow connectivity (``zip-cpsat``), started from the split.
+
+References
+----------
+W. Du, D. Eppstein, M. T. Goodrich, G. S. Lueker. "On the Approximability of Geometric and
+Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009.
+"""
+
+import numpy as np
+from anonratio.bench.declarations import Algorithm, Family, exact_guarantee
+from anonratio.exact.zip_codes import solve_cpsat
+from anonratio.instances.validation import check_choice
+from anonratio.instances.zip_codes import (
+    WEIGHT_KINDS,
+    delaunay_instance,
+    grid_instance,
+    planted_planar_instance,
+)
+from anonratio.solvers.zip_codes.spanning_tree_split import spanning_tree_split
+
+__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS"]
+
+PROBLEM = "zip-codes"
+
+
+# ---------------------------------------------------------------------------------------------
+# instance families
+# ---------------------------------------------------------------------------------------------
+def _weight_kind(weights):
+    return check_choice("weights", weights, WEIGHT_KINDS)
+
+
+def _zip_delaunay(rng, *, n, k, weights, max_weight, three_connected):
+    inst = delaunay_instance(
+        n,
+        k,
+        weights=_weight_kind(weights),
+        max_weight=max_weight,
+        three_connected=three_connected,
+        seed=rng,
+    )
+    return inst, {}
+
+
+def _zip_grid(rng, *, rows, cols, k, weights, max_weight):
+    inst = grid_instance(
+        rows, cols, k, weights=_weight_kind(weights), max_weight=max_weight, seed=rng
+    )
+    return inst, {}
+
+
+def _zip_planted(rng, *, n, n_parts, k):
+    inst, planted = planted_planar_instance(n, n_parts, k, seed=rng)
+    return inst, {"optimum": float(k), "planted": np.asarray(planted).tolist()}
+
+
+_DU = "Du et al. 2009"
+
+FAMILIES = (
+    Family(
+        "zip-delaunay",
+        "zip-codes",
+        f"Delaunay triangulation of n uniform points, node weights `weights` up to max_weight, "
+        f"parts of weight >= k ({_DU}, §2); three_connected resamples until 3-connected",
+        {"n": 20, "k": 15, "weights": "uniform", "max_weight": 10, "three_connected": False},
+        _zip_delaunay,
+    ),
+    Family(
+        "zip-grid",
+        "zip-codes",
+        f"rows x cols grid graph (a Hamiltonian path: degree-2 spanning tree, ratio 3), node "
+        f"weights `weights` up to max_weight ({_DU}, §2)",
+        {"rows": 4, "cols": 5, "k": 15, "weights": "uniform", "max_weight": 10},
+        _zip_grid,
+    ),
+    Family(
+        "zip-planted",
+        "zip-codes",
+        f"Delaunay graph with a planted partition into n_parts connected parts of weight exactly "
+        f"k ({_DU}, §2); meta optimum = k",
+        {"n": 20, "n_parts": 4, "k": 10},
+        _zip_planted,
+    ),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# algorithms
+# ---------------------------------------------------------------------------------------------
+def _split_guarantee(instance, solution=None):
+    """The ratio the run proves: (kappa + d(k-1)) / kappa for the degree d of the tree it found
+    (recorded by the split in ``info["guarantee"]``); none without a solution."""
+    if solution is None:
+        return None
+    return solution.info.get("guarantee")
+
+
+ALGORITHMS = (
+    Algorithm(
+        name="spanning-tree-split",
+        problem=PROBLEM,
+        kind="approximation",
+        function=spanning_tree_split,
+        guarantee=_split_guarantee,
+        guarantee_text="(kappa + d(k-1)) / kappa <= d + 1, kappa = max(k, max w), d = max "
+        "degree of the spanning tree found (3 for d = 2, 4 for d = 3); recorded per run",
+        source=f"{_DU}, §2 (Lemmas 1-2, Theorem 3: spanning-tree splitting)",
+        complexity="O(n S / k) splitting after the low-degree spanning-tree heuristic",
+    ),
+    Algorithm(
+        name="zip-cpsat",
+        problem=PROBLEM,
+        kind="exact",
+        function=solve_cpsat,
+        guarantee=exact_guarantee,
+        guarantee_text="1 (exact)",
+        source=f"CP-SAT rooted-tree flow model of the connected partition ({_DU}, §2; "
+        "anonratio.exact.zip_codes)",
+        complexity="exponential (clause learning / branch and bound)",
+        # the split is a feasible partition in milliseconds: its cost caps the model's objective
+        hint=spanning_tree_split,
+    ),
+)

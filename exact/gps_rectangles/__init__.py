@@ -1,0 +1,22 @@
+"""Exact GPS rectangles on the compressed grid: CP-SAT (``NoOverlap2D``) and a set-partition ILP
+over candidate rectangles (HiGHS / CBC through PuLP).
+
+``solve_gps_rectangles(instance, method=...)`` dispatches on ``method`` through :data:`METHODS`.
+The best guillotine partition (a heuristic) is
+:func:`anonratio.solvers.gps_rectangles.guillotine`.
+"""
+
+from anonratio.instances.validation import dispatch
+
+from .cpsat import solve_cpsat
+from .ilp import solve_cbc, solve_highs
+
+__all__ = ["solve_gps_rectangles", "METHODS", "solve_cpsat", "solve_highs", "solve_cbc"]
+
+#: method name -> solver
+METHODS = {"cpsat": solve_cpsat, "highs": solve_highs, "cbc": solve_cbc}
+
+
+def solve_gps_rectangles(instance, *, method="cpsat", **kwargs):
+    """Solve a GPS rectangle-partition instance exactly on the compressed grid."""
+    return dispatch(METHODS, method, instance, **kwargs)

@@ -1,0 +1,396 @@
+"""Exact k-anonymity as set partitioning over groups, shared by the CP-SAT and ILP solvers.
+
+The exact model is a set-partitioning program over *groups*: multisets of the ``u`` unique records
+(record ``i`` has ``c_i`` identical copies) with ``k .. 2k − 1`` copies. A group ``G`` costs
+``|G| * sum_j w_j L_j(G) / l_j``; ``z_G`` counts how often it is used and ``del_i`` how many copies
+of ``i`` are deleted (row deletion only, each at ``sum_j w_j``)::
+
+    min  sum_G cost_G z_G + (sum_j w_j) sum_i del_i
+    s.t. sum_G mult_G(i) z_G + del_i = c_i      for every unique record i
+         z_G, del_i >= 0 integer
+
+Why it is exact and why it is small enough:
+
+1. *Groups never need more than 2k − 1 records*: a larger group splits into two groups of at least
+   ``k`` records, and levels only drop in a subset.
+2. *Levels are an ultrametric*: hierarchies refine, so ``H_j(a, b) <= max(H_j(a, r), H_j(r, b))``
+   and ``L_j(G) = max_{i in G} H_j(r, i)`` for any member ``r``; groups are enumerated from their
+   lowest-numbered member (the *representative*) upwards, each multiset exactly once.
+3. *Reduced-cost filtering*: for row prices ``pi`` with ``cost_G >= sum_{i in G} pi_i`` for every
+   group and ``pi_i <= sum_j w_j`` (dual feasible), every partition costs
+   ``pi·c + sum_G rc_G z_G + sum_i (sum_j w_j − pi_i) del_i`` with all terms ``>= 0``
+   (``rc_G = cost_G − pi(G)``). So ``pi·c`` is a lower bound, and a partition of cost ``<= U`` uses
+   only groups with ``rc_G <= U − pi·c``. The nearest-neighbour prices ``pi_i = d_i`` (distance to
+   the (k − c_i)-th nearest other record; Aggarwal et al. 2005, §4.1) are dual feasible; column
+   generation on the LP relaxation, stabilized around them, raises ``pi·c`` to (near) the LP bound.
+
+The solve loop that uses all this is in :mod:`anonratio.exact.kanonymity.set_partitioning`.
+"""
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from time import perf_counter
+
+import numpy as np
+import scipy.sparse as sp
+from anonratio.instances import KAnonymityInstance, lower_bound, pairwise_distances
+from anonratio.instances.errors import UnsupportedInstanceError
+from scipy.optimize import linprog
+
+__all__ = [
+    "KAnonData",
+    "Columns",
+    "prepare",
+    "enumerate_groups",
+    "column_generation",
+    "initial_pool",
+]
+
+_EPS = 1e-7  # reduced-cost tolerance, objective units
+_CHUNK = 2_000_000  # children generated per vectorized step
+
+
+#: memory allowed for the (u, u) level and distance tables (bytes)
+MAX_PAIR_BYTES = 1.5e9
+
+
+class Timeout(Exception):
+    """The deadline passed during an enumeration."""
+
+
+class TooLarge(Exception):
+    """The instance has too many unique records for the pairwise tables."""
+
+
+def _check_time(deadline):
+    if deadline is not None and perf_counter() > deadline:
+        raise Timeout
+
+
+# ---------------------------------------------------------------------------------------------
+# data
+# ---------------------------------------------------------------------------------------------
+def _integer_scale(values, max_den=10**6, max_scale=10**9):
+    """Smallest ``D`` making every ``D * v`` an integer (``v`` read as a fraction), or None."""
+    d = 1
+    for v in values:
+        f = Fraction(float(v)).limit_denominator(max_den)
+        if abs(float(f) - v) > 1e-12 * max(1.0, abs(v)):
+            return None
+        d = math.lcm(d, f.denominator)
+    return d if d <= max_scale else None
+
+
+def _nn_bounds(dist, counts, k):
+    """Per unique record: distance to its (k − c_i)-th nearest other record (0 when c_i >= k)."""
+    d = dist.copy()
+    np.fill_diagonal(d, np.inf)
+    order = np.argsort(d, axis=1, kind="stable")
+    reach = np.cumsum(counts[order], axis=1)
+    need = k - counts
+    rows = np.arange(len(counts))
+    pos = np.argmax(reach >= np.maximum(need, 1)[:, None], axis=1)
+    return np.where(need > 0, d[rows, order[rows, pos]], 0.0)
+
+
+@dataclass
+class KAnonData:
+    """The instance collapsed to unique records, with costs in *objective units* (cost × scale)."""
+
+    instance: KAnonymityInstance
+    unique: np.ndarray  # (u, m) unique records
+    counts: np.ndarray  # (u,) copies c_i
+    records: list  # original row indices of each unique record
+    levels: np.ndarray  # (u, u, m) int8: H_j(r, i)
+    a: np.ndarray  # (m,) cost of one level of attribute j per record: scale * w_j / l_j
+    scale: float
+    integral: bool  # every cost is an integer in objective units
+    del_coef: float  # scale * sum_j w_j
+    nn: np.ndarray  # (u,) nearest-neighbour prices d_i, objective units
+    lb_nn: float  # max(sum_i c_i d_i, lower_bound(instance)), objective units
+
+    @property
+    def k(self):
+        return self.instance.k
+
+    @property
+    def u(self):
+        return len(self.counts)
+
+    @property
+    def width(self):
+        return 2 * self.instance.k - 1
+
+
+def prepare(instance, *, need_integral=False):
+    """Collapse identical records and compute levels, scaled costs and nearest-neighbour prices."""
+    table, k = instance.table, instance.k
+    unique, inverse, counts = table.unique_records()
+    records = np.split(np.argsort(inverse, kind="stable"), np.cumsum(counts)[:-1])
+    u, m = unique.shape
+    if u * u * (m + 16) > MAX_PAIR_BYTES:
+        raise TooLarge(
+            f"{u} unique records: the pairwise tables would exceed {MAX_PAIR_BYTES:.0e} B"
+        )
+    levels = np.zeros((u, u, m), dtype=np.int8)
+    for j, h in enumerate(instance.hierarchies):
+        levels[:, :, j] = h.common_levels()[unique[:, j][:, None], unique[:, j][None, :]]
+    a = table.weights / instance.heights
+    scale = _integer_scale([*a, instance.deletion_cost])
+    if scale is None and need_integral:
+        raise UnsupportedInstanceError(
+            "CP-SAT needs integer objective coefficients: the weights w_j / l_j must be fractions "
+            "with denominators <= 10^6 (use method='highs' for arbitrary weights)"
+        )
+    integral = scale is not None
+    scale = float(scale or 1)
+    nn = scale * _nn_bounds(pairwise_distances(instance, unique), counts, k)
+    if integral:
+        nn = np.rint(nn)
+    lb_nn = max(float(nn @ counts), scale * lower_bound(instance)[0])
+    return KAnonData(
+        instance, unique, counts, records, levels, scale * a, scale, integral,
+        scale * instance.deletion_cost, nn, lb_nn,
+    )  # fmt: skip
+
+
+@dataclass
+class Columns:
+    """Groups as rows of unique-record ids (ascending, padded with -1) with their costs."""
+
+    members: np.ndarray  # (N, 2k - 1) int64
+    cost: np.ndarray  # (N,) objective units
+
+    def __len__(self):
+        return len(self.cost)
+
+    @classmethod
+    def concat(cls, parts, width):
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return cls(np.zeros((0, width), np.int64), np.zeros(0))
+        mem = np.concatenate([p.members for p in parts])
+        cost = np.concatenate([p.cost for p in parts])
+        mem, first = np.unique(mem, axis=0, return_index=True)
+        return cls(mem, cost[first])
+
+    def incidence(self, u):
+        """``A[i, G]`` = copies of record ``i`` in group ``G`` (CSR, u × N)."""
+        col = np.repeat(np.arange(len(self)), self.members.shape[1])
+        row = self.members.reshape(-1)
+        keep = row >= 0
+        return sp.csr_matrix((np.ones(keep.sum()), (row[keep], col[keep])), shape=(u, len(self)))
+
+    def zmax(self, a, counts):
+        """How often each group can be used: ``min_i floor(c_i / mult_G(i))``."""
+        a = a.tocsc()
+        ratio = counts[a.indices] // a.data.astype(np.int64)
+        return np.minimum.reduceat(ratio, a.indptr[:-1]) if len(self) else np.zeros(0, np.int64)
+
+
+# ---------------------------------------------------------------------------------------------
+# enumeration of groups by reduced cost
+# ---------------------------------------------------------------------------------------------
+def enumerate_groups(
+    d, pi, threshold, *, max_partials=2_000_000, max_columns=1_000_000, deadline=None
+):
+    """Every group with reduced cost ``cost_G − pi(G) <= threshold``, grown from its representative.
+
+    A partial group ``P`` (ascending members, ``s`` copies) grows only by records ``>= its last
+    member``; its child ``C = P + {i}`` has ``rc_C = |C| p(C) − pi(C)`` (``p``: per-copy cost).
+    A completion of ``C`` by ``t`` more copies ``j`` (each ``j >= i``) has
+    ``rc >= rc_C + sum_j (p(G) − pi_j)`` with ``p(G) >= max(p(C), p(P + {j}))``, so each copy
+    adds at least ``p(C) − max_{j >= i} pi_j`` and at least ``min_{j >= i} (p(P + {j}) − pi_j)``
+    (a suffix minimum over the children of ``P``). Children whose best completion, with ``t`` in
+    ``[max(0, k − |C|), 2k − 1 − |C|]``, exceeds ``threshold`` are not grown.
+
+    Returns
+    -------
+    columns : Columns
+    rc : ndarray — their reduced costs
+    exhaustive : bool
+        False when ``max_partials`` or ``max_columns`` cut the search (then ``columns`` holds the
+        best ones found, by bound or reduced cost).
+
+    Raises
+    ------
+    Timeout
+        When ``deadline`` passes.
+    """
+    k, u, width, counts = d.k, d.u, d.width, d.counts
+    pi = np.asarray(pi, dtype=float)
+    smax = np.maximum.accumulate(pi[::-1])[::-1]  # largest price among records >= i
+    thr = threshold + _EPS
+    mem = np.arange(u)[:, None]
+    lev = np.zeros((u, d.levels.shape[2]), dtype=np.int8)
+    pis = pi.copy()
+    run = np.ones(u, dtype=np.int64)  # copies of the last member already in the group
+    out_mem, out_cost, out_rc = [], [], []
+    exhaustive, n_out = True, 0
+    for s in range(1, width):  # grow partial groups of s copies to s + 1
+        size, keep_growing = s + 1, s + 1 < width
+        tmin, tmax = max(0, k - size), width - size
+        last = mem[:, -1]
+        start = np.where(run < counts[last], last, last + 1)
+        order = np.argsort(start, kind="stable")  # similar starts share a grid block
+        nxt, lo = [], 0
+        while lo < len(mem):
+            _check_time(deadline)
+            first = start[order[lo]]
+            rows = max(1, _CHUNK // max(1, u - first))
+            blk = order[lo : lo + rows]
+            lo += len(blk)
+            if first >= u:
+                continue
+            cand = np.arange(first, u)
+            valid = cand[None, :] >= start[blk][:, None]  # (B, W) the children of each partial
+            clev = np.maximum(lev[blk][:, None, :], d.levels[mem[blk, 0]][:, first:, :])
+            p = clev @ d.a  # per-copy cost of each child
+            rc = size * p - (pis[blk][:, None] + pi[cand][None, :])
+            rc[~valid] = np.inf
+            if size >= k:
+                bi, ci = np.nonzero(rc <= thr)
+                if len(bi):
+                    grp = np.full((len(bi), width), -1, dtype=np.int64)
+                    grp[:, :s] = mem[blk[bi]]
+                    grp[:, s] = cand[ci]
+                    out_mem.append(grp)
+                    out_cost.append(size * p[bi, ci])
+                    out_rc.append(rc[bi, ci])
+                    n_out += len(bi)
+            if keep_growing:
+                # each further copy j >= i pays at least p(P + {j}) - pi_j: suffix minimum
+                delta = np.where(valid, p - pi[cand][None, :], np.inf)
+                suffix = np.minimum.accumulate(delta[:, ::-1], axis=1)[:, ::-1]
+                after = np.concatenate([suffix[:, 1:], np.full((len(blk), 1), np.inf)], axis=1)
+                crun = np.where(cand[None, :] == last[blk][:, None], run[blk][:, None] + 1, 1)
+                m_new = np.where(crun < counts[cand][None, :], suffix, after)
+                m_old = p - smax[cand][None, :]
+                with np.errstate(invalid="ignore"):
+                    add_new = tmin * m_new + (tmax - tmin) * np.minimum(m_new, 0.0)
+                    add_old = np.where(m_old >= 0, tmin * m_old, tmax * m_old)
+                    bound = rc + np.maximum(np.nan_to_num(add_new, nan=0.0), add_old)
+                bi, ci = np.nonzero(bound <= thr)
+                nxt.append(
+                    (np.column_stack([mem[blk[bi]], cand[ci]]), clev[bi, ci],
+                     pis[blk[bi]] + pi[cand[ci]], crun[bi, ci], bound[bi, ci])
+                )  # fmt: skip
+            if n_out > max_columns:
+                out_mem, out_cost, out_rc = _best(out_mem, out_cost, out_rc, max_columns)
+                n_out, exhaustive = max_columns, False
+            if sum(len(x[0]) for x in nxt) > 2 * max_partials:  # keep memory bounded
+                nxt, exhaustive = [_best_partials(nxt, max_partials)], False
+        if not keep_growing or not nxt:
+            break
+        mem, lev, pis, run, bound = _best_partials(nxt, max_partials)
+        exhaustive = exhaustive and len(mem) < max_partials
+        if len(mem) == 0:
+            break
+    if not out_mem:
+        return Columns.concat([], width), np.zeros(0), exhaustive
+    return (
+        Columns(np.concatenate(out_mem), np.concatenate(out_cost)),
+        np.concatenate(out_rc),
+        exhaustive,
+    )
+
+
+def _best_partials(parts, n):
+    """Concatenate partial groups, keeping the ``n`` with the lowest completion bound."""
+    mem, lev, pis, run, bound = (np.concatenate(x) for x in zip(*parts, strict=True))
+    if len(mem) > n:
+        best = np.argpartition(bound, n)[:n]
+        mem, lev, pis, run, bound = mem[best], lev[best], pis[best], run[best], bound[best]
+    return mem, lev, pis, run, bound
+
+
+def _best(mem, cost, rc, n):
+    mem, cost, rc = np.concatenate(mem), np.concatenate(cost), np.concatenate(rc)
+    best = np.argpartition(rc, n)[:n]
+    return [mem[best]], [cost[best]], [rc[best]]
+
+
+# ---------------------------------------------------------------------------------------------
+# column generation: a dual-feasible price vector with a high bound
+# ---------------------------------------------------------------------------------------------
+def _master_lp(d, cols, deadline):
+    """LP relaxation of set partitioning over ``cols``; returns ``(value, row prices)`` or None.
+
+    Every row gets a slack column: deletion at its cost, or (without row deletion) an artificial
+    column at a high cost, so the LP is always feasible. Extra columns only lower the LP, and the
+    prices are used only once checked dual feasible, so the cost of the artificials is a tuning
+    choice, not a correctness one.
+    """
+    slack = d.del_coef if d.instance.row_deletion else d.width * d.del_coef
+    a = sp.hstack([cols.incidence(d.u), sp.identity(d.u)]).tocsr()
+    c = np.concatenate([cols.cost, np.full(d.u, slack)])
+    left = max(0.1, deadline - perf_counter())
+    res = linprog(
+        c, A_eq=a, b_eq=d.counts, bounds=(0, None), method="highs", options={"time_limit": left}
+    )
+    if res.status != 0:
+        return None
+    return float(res.fun), np.asarray(res.eqlin.marginals, dtype=float)
+
+
+def column_generation(d, pool, *, deadline, max_new=None, max_iter=200):
+    """Raise the lower bound from the nearest-neighbour prices towards the LP bound.
+
+    Wentges-stabilized column generation: price at ``alpha * center + (1 − alpha) * pi_LP``; when
+    an exhaustive pricing finds no negative group, that point is dual feasible and becomes the
+    center if its bound ``pi·c`` is higher. Returns ``(center, bound, pool, info)``; ``center`` is
+    always dual feasible (it starts at the nearest-neighbour prices).
+    """
+    max_new = max_new or 20 * d.u
+    center, bound = d.nn.astype(float), float(d.nn @ d.counts)
+    alpha, info = 0.5, {"cg_iterations": 0, "cg_lp": None}
+    roundup = (lambda x: math.ceil(x - 1e-6)) if d.integral else (lambda x: x)
+    try:
+        for it in range(max_iter):
+            _check_time(deadline)
+            lp = _master_lp(d, pool, deadline)
+            if lp is None:
+                break
+            value, pi = lp
+            info.update(cg_iterations=it + 1, cg_lp=value / d.scale)
+            if roundup(bound) >= roundup(value) - 1e-9 * max(1.0, value):
+                break  # the bound reached the LP value of the master
+            for point in (alpha * center + (1 - alpha) * pi, pi):
+                cols, rc, exhaustive = enumerate_groups(
+                    d, point, -2 * _EPS, max_partials=300_000, max_columns=max_new,
+                    deadline=deadline,
+                )  # fmt: skip
+                if len(cols):
+                    pool = Columns.concat([pool, cols], d.width)
+                    break
+                if exhaustive:  # no group with negative reduced cost: the point is dual feasible
+                    b = float(point @ d.counts) - _EPS * d.instance.n
+                    if b > bound:
+                        center, bound = point, b
+                else:
+                    alpha = min(0.9, alpha + 0.2)
+                    break
+            else:
+                break  # the LP prices are dual feasible: the LP is solved
+    except Timeout:
+        pass
+    return center, bound, pool, info
+
+
+def initial_pool(d, *, deadline, target=None, max_columns=50_000):
+    """Groups of small reduced cost at the nearest-neighbour prices (about ``10 u`` of them)."""
+    target = target or 10 * d.u
+    thr, cols = max(float(d.a.min()), 1e-9), Columns.concat([], d.width)
+    try:
+        for _ in range(12):
+            more, _, exhaustive = enumerate_groups(
+                d, d.nn, thr, max_columns=max_columns, deadline=deadline
+            )
+            cols = more
+            if len(cols) >= target or not exhaustive:
+                break
+            thr *= 2
+    except Timeout:
+        pass
+    return cols

@@ -1,0 +1,171 @@
+"""Exact k-anonymity with CP-SAT: set partitioning over groups (DESIGN §3.1 "Exact").
+
+The formulation, its bounds and the solve loop are described in
+:mod:`anonratio.exact.kanonymity.columns`; this module writes each round's set-partitioning
+program as a CP-SAT model.
+"""
+
+import math
+
+import numpy as np
+from anonratio.exact.kanonymity.set_partitioning import solve_by_columns
+from anonratio.exact.run import run_cpsat
+from ortools.sat.python import cp_model
+
+__all__ = ["solve_cpsat"]
+
+
+def _cpsat_parameters(threads):
+    """Search workers for set partitioning: LP-heavy ones prove the bound.
+
+    With one or two workers CP-SAT's default portfolio leaves out the workers that use the full
+    linear relaxation, which is what closes set-partitioning gaps.
+    """
+    if threads == 1:
+        return {"linearization_level": 2}
+    if threads <= 4:
+        return {"subsolvers": ["max_lp", "pseudo_costs", "default_lp", "quick_restarts"][:threads]}
+    return {}
+
+
+def _sp_cpsat(task):
+    """One round's set-partitioning program as a CP-SAT model."""
+    d, cols, a = task.data, task.columns, task.incidence
+    model = cp_model.CpModel()
+    lin = cp_model.LinearExpr
+
+    # z[g]: how many times group g (a multiset of unique records) is used.
+    z = [
+        model.new_bool_var(f"z_{g}") if ub == 1 else model.new_int_var(0, int(ub), f"z_{g}")
+        for g, ub in enumerate(task.zmax)
+    ]
+    # dele[i]: deleted copies of unique record i (row deletion only).
+    dele = [
+        model.new_int_var(0, int(c), f"del_{i}") if d.instance.row_deletion else 0
+        for i, c in enumerate(d.counts)
+    ]
+
+    # Every copy of every unique record is in exactly one group or deleted.
+    for i in range(d.u):
+        lo, hi = a.indptr[i], a.indptr[i + 1]
+        used = lin.weighted_sum(
+            [z[g] for g in a.indices[lo:hi]], a.data[lo:hi].astype(int).tolist()
+        )
+        model.add(used + dele[i] == int(d.counts[i]))
+
+    # Objective: group costs plus deletions, in integer objective units.
+    objective = lin.weighted_sum(z, np.rint(cols.cost).astype(int).tolist())
+    if d.instance.row_deletion:
+        objective += int(round(d.del_coef)) * lin.sum(dele)
+    # Valid bounds: the proven lower bound, and the incumbent's cost (or the given upper bound).
+    model.add(objective >= math.ceil(task.lb - 1e-6))
+    if task.ub is not None:
+        model.add(objective <= math.floor(task.ub + 1e-6))
+    model.minimize(objective)
+
+    # Start from the incumbent, if any.
+    if task.hint_z is not None:
+        for g, v in enumerate(task.hint_z):
+            model.add_hint(z[g], int(v))
+        if d.instance.row_deletion:
+            for i in range(d.u):
+                model.add_hint(dele[i], int(task.hint_del[i]))
+
+    run = run_cpsat(
+        model,
+        time_limit=task.time_limit,
+        seed=task.seed,
+        threads=task.threads,
+        parameters=_cpsat_parameters(task.threads),
+    )
+    if not run.has_solution:
+        return run, None, None
+    z_val = np.array([run.value(v) for v in z], dtype=float)
+    del_val = (
+        np.array([run.value(v) for v in dele], dtype=float) if d.instance.row_deletion else None
+    )
+    return run, z_val, del_val
+
+
+def solve_cpsat(instance, *, time_limit=60.0, seed=0, threads=1, hint=None, upper_bound=None):
+    """Minimum-cost k-anonymous partition with CP-SAT (suppression or generalization).
+
+    Finds a partition of the records into groups of at least ``k`` (records labelled ``-1`` are
+    deleted when ``instance.row_deletion``) minimizing
+    ``sum_g |g| * sum_j w_j L_{g,j} / l_j + (sum_j w_j) * #deleted``. ``status="optimal"`` (with
+    ``lower_bound == objective``) only when the bound proves it; when the time limit comes first,
+    ``status="time_limit"`` with the best partition found (or none) and the proven lower bound.
+    The model is set partitioning over groups of ``k .. 2k − 1`` records, filtered by reduced cost
+    (:mod:`anonratio.exact.kanonymity.columns`); the weights ``w_j / l_j`` must be fractions with
+    denominators up to 10^6, as CP-SAT needs integer objective coefficients.
+
+    Parameters
+    ----------
+    instance : KAnonymityInstance
+    time_limit : float
+        Seconds for the whole run (bounding, enumeration and CP-SAT's ``max_time_in_seconds``).
+    seed : int or None
+        CP-SAT's ``random_seed`` (None means 0); recorded in the Solution as given.
+    threads : int
+        CP-SAT workers (``num_workers``), >= 1.
+    hint : Solution or array of int, optional
+        A feasible partition (e.g. FOREST's) to start from. The cheaper of it and a greedy
+        partition (always computed) is the incumbent: its cost bounds the objective, and it is
+        returned if the time runs out before anything better is found.
+    upper_bound : float, optional
+        A known upper bound on the optimum (e.g. a heuristic's cost). A value below the optimum
+        makes the run ``infeasible``.
+
+    Returns
+    -------
+    Solution
+        ``algorithm="kanon-cpsat"``; ``info`` holds ``n_variables``, ``n_constraints`` (last round),
+        ``n_unique``, ``n_columns``, ``nn_bound``, ``lp_bound`` (the column-generation bound),
+        ``start_cost``, ``rounds``, ``time_bound`` and CP-SAT statistics. ``status`` is
+        ``memory_limit`` when the instance has too many unique records for the pairwise tables
+        (then the hint, if any, comes back with the nearest-neighbour bound).
+
+    Raises
+    ------
+    ValueError
+        ``time_limit <= 0``, ``threads < 1``, a bad ``seed`` or ``upper_bound``, an infeasible
+        ``hint``.
+    UnsupportedInstanceError
+        Weights that do not scale to integers.
+
+    Notes
+    -----
+    Bounding enumerates groups grown from each representative with a reduced-cost bound, and
+    solves LPs over the groups found; each round solves one set-partitioning program. All of it is
+    exponential in the worst case (the problem is NP-hard for k >= 3, Aggarwal et al. 2005, §3).
+    Measured (2 workers, 60 s, random binary suppression tables): with 8 attributes every size up
+    to 500 records for k = 2 and 3 (at most 256 distinct records; n = 40 takes 0.3 s) and up to
+    70 records for k = 5; with 12 attributes up to 400 (k = 2), 180 (k = 3) and 90 (k = 5).
+
+    References
+    ----------
+    G. Aggarwal, T. Feder, K. Kenthapadi, R. Motwani, R. Panigrahy, D. Thomas, A. Zhu,
+    "Approximation Algorithms for k-Anonymity", 2005: §2 (cost model), §4.1 (the nearest-neighbour
+    bound, here the starting dual prices).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonratio.instances import KAnonymityInstance, Table, verify
+    >>> codes = np.random.default_rng(0).integers(0, 2, size=(8, 4))
+    >>> instance = KAnonymityInstance(Table(codes, ("a", "b", "c", "d"), (("0", "1"),) * 4), 2)
+    >>> sol = solve_cpsat(instance, time_limit=10)
+    >>> sol.status, sol.objective == verify(instance, sol).cost
+    ('optimal', True)
+    """
+    return solve_by_columns(
+        instance,
+        _sp_cpsat,
+        algorithm="kanon-cpsat",
+        time_limit=time_limit,
+        seed=seed,
+        threads=threads,
+        hint=hint,
+        upper_bound=upper_bound,
+        need_integral=True,
+    )

@@ -1,0 +1,408 @@
+"""The exact k-anonymity solve loop, shared by the CP-SAT and ILP solvers.
+
+The formulation (set partitioning over groups of ``k .. 2k − 1`` records) and the reduced-cost
+argument are in :mod:`anonratio.exact.kanonymity.columns`. The loop:
+
+0. *Start*: the incumbent is the cheaper of the hint (if any) and a greedy partition.
+1. *Bound*: column generation from the nearest-neighbour prices gives dual-feasible prices ``pi``
+   and the lower bound ``LB = pi·c`` (at most half of the time limit).
+2. *Rounds*: enumerate every group with reduced cost ``rc_G <= Delta`` (plus the incumbent's
+   groups), solve that set-partitioning program with ``LB <= objective <= U`` (``U``: the
+   incumbent's cost or ``upper_bound``). Any partition using a group outside the set costs more
+   than ``LB + Delta``; so the round's optimum ``z`` is optimal overall when ``z <= LB + Delta``
+   (rounded up to the next integer for integral costs). Otherwise the next round takes
+   ``Delta = min(z − LB − 1, 2 Delta + 1)``. A round without any solution doubles ``Delta`` (or,
+   when the rounds already cover every partition of cost ``<= upper_bound``, proves there is
+   none). Rounds start at ``Delta = 1`` (one cost unit): small rounds are cheap, and the LP bound
+   is usually close. Too many groups (``max_columns``) halve ``Delta`` for that round.
+3. When the time runs out, the best partition found (a hint counts) is returned with the best
+   proven bound: ``min(round bound, LB + Delta)`` and never below ``LB``.
+"""
+
+import math
+from dataclasses import dataclass, field
+from time import perf_counter
+
+import numpy as np
+import scipy.sparse as sp
+from anonratio.exact.kanonymity.columns import (
+    Columns,
+    KAnonData,
+    Timeout,
+    TooLarge,
+    column_generation,
+    enumerate_groups,
+    initial_pool,
+    prepare,
+)
+from anonratio.exact.run import check_run_options, relative_gap
+from anonratio.instances import KAnonymityInstance, Solution, lower_bound, verify
+
+__all__ = [
+    "Incumbent",
+    "SPTask",
+    "decode",
+    "greedy_incumbent",
+    "hint_incumbent",
+    "nn_groups",
+    "solve_by_columns",
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# incumbents: hints, a greedy start, decoded solutions
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class Incumbent:
+    """A partition as groups used ``z`` times plus deleted copies; ``cost`` in objective units."""
+
+    columns: Columns
+    z: np.ndarray
+    dele: np.ndarray
+    cost: float
+
+
+def _group_cost(d, members):
+    """Cost (objective units) of groups given as padded member rows."""
+    rep = members[:, 0]
+    lev = np.zeros((len(members), d.levels.shape[2]), dtype=np.int8)
+    for c in range(members.shape[1]):
+        i = members[:, c]
+        lev = np.where((i >= 0)[:, None], np.maximum(lev, d.levels[rep, np.maximum(i, 0)]), lev)
+    return (members >= 0).sum(axis=1) * (lev @ d.a)
+
+
+def _incumbent(d, groups):
+    """An incumbent from groups given as arrays of unique-record ids (with repeats); groups above
+    ``2k − 1`` copies are cut into pieces of ``k .. 2k − 1`` (never dearer: levels only drop in a
+    subset); copies in no group are deleted."""
+    rows = []
+    for members in groups:
+        for piece in np.array_split(np.sort(members), len(members) // d.k):
+            row = np.full(d.width, -1, dtype=np.int64)
+            row[: len(piece)] = piece
+            rows.append(row)
+    rows = np.array(rows, dtype=np.int64).reshape(-1, d.width)
+    mem, z = np.unique(rows, axis=0, return_counts=True)
+    cols = Columns(mem, _group_cost(d, mem))
+    used = np.repeat(mem, z, axis=0).reshape(-1)
+    dele = d.counts - np.bincount(used[used >= 0], minlength=d.u)
+    return Incumbent(cols, z, dele, float(cols.cost @ z + d.del_coef * dele.sum()))
+
+
+def hint_incumbent(d, labels):
+    """The incumbent of a feasible labelling (label -1: deleted)."""
+    inverse = np.empty(d.instance.n, dtype=np.int64)
+    for i, r in enumerate(d.records):
+        inverse[r] = i
+    keep = np.flatnonzero(labels >= 0)
+    order = keep[np.argsort(labels[keep], kind="stable")]
+    cuts = np.flatnonzero(np.diff(labels[order])) + 1
+    return _incumbent(d, [inverse[g] for g in np.split(order, cuts)] if len(keep) else [])
+
+
+def _nearest_first(d, i, left):
+    """Unique records with copies left, nearest to ``i`` first (``i`` itself first of all)."""
+    dist = d.levels[i] @ d.a
+    dist[i] = -1.0
+    cand = np.argsort(dist, kind="stable")
+    return cand[left[cand] > 0]
+
+
+def _fill(cand, left, k):
+    """Copies taken from ``cand`` in order until there are ``k``: ``(records, copies)``."""
+    before = np.cumsum(left[cand]) - left[cand]
+    take = np.clip(k - before, 0, left[cand])
+    return cand[take > 0], take[take > 0]
+
+
+def greedy_incumbent(d, deadline=None):
+    """A quick feasible partition: records in increasing order of their nearest-neighbour price
+    (tight neighbourhoods first) each gather their nearest remaining copies into a group of
+    ``k``; the last fewer than ``k`` copies join the group of the record nearest to them.
+    ``O(n u (m + log u) / k)``; None when ``deadline`` passes first."""
+    left, groups, first = d.counts.copy(), [], []
+    for i in np.argsort(d.nn, kind="stable"):
+        if deadline is not None and perf_counter() > deadline:
+            return None
+        while left[i] > 0 and left.sum() >= d.k:
+            rec, take = _fill(_nearest_first(d, i, left), left, d.k)
+            left[rec] -= take
+            groups.append(np.repeat(rec, take))
+            first.append(i)
+    for j in np.flatnonzero(left):  # fewer than k copies remain
+        g = int(np.argmin(d.levels[j][first] @ d.a))
+        groups[g] = np.concatenate([groups[g], np.full(left[j], j)])
+    return _incumbent(d, groups)
+
+
+def nn_groups(d):
+    """For every unique record, the group of ``k`` copies nearest to it (starting columns)."""
+    rows = []
+    for i in range(d.u):
+        rec, take = _fill(_nearest_first(d, i, d.counts), d.counts, d.k)
+        row = np.full(d.width, -1, dtype=np.int64)
+        row[: d.k] = np.sort(np.repeat(rec, take))
+        rows.append(row)
+    mem = np.unique(np.array(rows, dtype=np.int64).reshape(-1, d.width), axis=0)
+    return Columns(mem, _group_cost(d, mem))
+
+
+def decode(d, inc):
+    """Labels of an incumbent: group ``g`` gets label ``g``; deleted copies get ``-1``."""
+    labels = np.full(d.instance.n, -1, dtype=np.int64)
+    nxt = np.zeros(d.u, dtype=np.int64)
+    g = 0
+    for row, times in zip(inc.columns.members, inc.z, strict=True):
+        members = row[row >= 0]
+        for _ in range(int(round(times))):
+            for i in members:
+                labels[d.records[i][nxt[i]]] = g
+                nxt[i] += 1
+            g += 1
+    return labels
+
+
+@dataclass
+class SPTask:
+    """One set-partitioning solve over ``columns``, handed to a model builder.
+
+    The builder minimizes ``cost @ z + del_coef * sum(dele)`` subject to
+    ``incidence @ z + dele == counts`` (``dele`` only with row deletion), ``0 <= z <= zmax``,
+    ``lb <= objective`` and ``objective <= ub`` (when given), starting from ``hint_z`` /
+    ``hint_del`` (when given), and returns ``(RunResult, z, dele)``.
+    """
+
+    data: KAnonData
+    columns: Columns
+    incidence: sp.csr_matrix
+    zmax: np.ndarray
+    lb: float
+    ub: float | None
+    hint_z: np.ndarray | None
+    hint_del: np.ndarray | None
+    time_limit: float
+    seed: int
+    threads: int
+
+
+def _solve_iv(instance, time_limit, seed, threads, hint, upper_bound):
+    """Validate the options of the exact k-anonymity solvers (shared by every method)."""
+    if not isinstance(instance, KAnonymityInstance):
+        raise TypeError(f"`instance` must be a KAnonymityInstance, got {type(instance).__name__}")
+    time_limit, solver_seed, threads = check_run_options(time_limit, seed, threads)
+    if upper_bound is not None:
+        if (
+            isinstance(upper_bound, bool)
+            or not isinstance(upper_bound, int | float | np.integer | np.floating)
+            or not upper_bound >= 0
+        ):
+            raise ValueError(f"`upper_bound` must be a number >= 0 or None, got {upper_bound!r}")
+        upper_bound = float(upper_bound)
+    labels = None
+    if hint is not None:
+        labels = hint.labels if isinstance(hint, Solution) else hint
+        if labels is None:
+            raise ValueError("`hint` must be a Solution with labels or an array of labels")
+        labels = np.asarray(labels)
+        check = verify(instance, labels, strict=False)
+        if not check.feasible:
+            raise ValueError(
+                f"`hint` must be a feasible solution: {'; '.join(check.violations[:3])}"
+            )
+        labels = labels.astype(np.int64)
+    return time_limit, solver_seed, threads, labels, upper_bound
+
+
+def _hint_on(cols, inc):
+    """``inc``'s group counts re-indexed on ``cols`` (which contains all of its groups)."""
+    where = {row.tobytes(): g for g, row in enumerate(cols.members)}
+    z = np.zeros(len(cols))
+    for row, times in zip(inc.columns.members, inc.z, strict=True):
+        z[where[row.tobytes()]] += times
+    return z
+
+
+@dataclass
+class _Loop:
+    """State of the solve loop, in objective units."""
+
+    inc: Incumbent | None = None
+    bound: float = 0.0  # best proven lower bound
+    status: str | None = None
+    info: dict = field(default_factory=dict)
+
+
+def solve_by_columns(
+    instance,
+    sp_solve,
+    *,
+    algorithm,
+    time_limit,
+    seed,
+    threads,
+    hint,
+    upper_bound,
+    need_integral=False,
+    max_columns=300_000,
+):
+    """Run the exact pipeline (bound, then reduced-cost enumeration rounds) with ``sp_solve``.
+
+    Returns the :class:`Solution`; ``status="optimal"`` only when the last set-partitioning round
+    proved it (see the module docstring), ``"time_limit"`` with the best partition and bound when
+    the time ran out, ``"infeasible"`` when no partition costs at most ``upper_bound``.
+    """
+    t0 = perf_counter()
+    time_limit, solver_seed, threads, labels, upper_bound = _solve_iv(
+        instance, time_limit, seed, threads, hint, upper_bound
+    )
+    deadline = t0 + time_limit
+    params = {
+        **instance.params, "time_limit": time_limit, "threads": threads,
+        "upper_bound": upper_bound, "hint": hint is not None,
+    }  # fmt: skip
+    try:
+        d = prepare(instance, need_integral=need_integral)
+    except TooLarge as exc:
+        return _too_large(
+            instance, labels, exc, algorithm=algorithm, seed=seed, t0=t0, params=params
+        )
+    g = 1.0 if d.integral else 0.0  # cost granularity
+    tol = 1e-6 * max(1.0, d.lb_nn)
+    roundup = (lambda x: math.ceil(x - 1e-6)) if d.integral else (lambda x: x)
+    # the incumbent: the hint or a greedy partition, whichever is cheaper
+    st = _Loop(inc=hint_incumbent(d, labels) if labels is not None else None)
+    greedy = greedy_incumbent(d, deadline=t0 + 0.1 * time_limit)
+    if greedy is not None and (st.inc is None or greedy.cost < st.inc.cost):
+        st.inc = greedy
+    st.info["start_cost"] = None if st.inc is None else st.inc.cost / d.scale
+    ub = None if upper_bound is None else upper_bound * d.scale
+    limit = ub if st.inc is None else min(st.inc.cost, ub if ub is not None else np.inf)
+
+    # phase 1: a dual-feasible price vector with a high bound (at most half of the time)
+    starts = [initial_pool(d, deadline=t0 + 0.25 * time_limit), nn_groups(d)]
+    pool = Columns.concat(starts + ([st.inc.columns] if st.inc else []), d.width)
+    center, base, pool, cg_info = column_generation(d, pool, deadline=t0 + 0.5 * time_limit)
+    st.bound = roundup(max(base, d.lb_nn))
+    st.info.update(cg_info, lp_bound=base / d.scale, nn_bound=d.lb_nn / d.scale, rounds=0)
+    st.info["time_bound"] = perf_counter() - t0
+
+    def proof(delta):  # any partition using a group with rc > delta costs at least this
+        return math.floor(base + delta + 1e-9) + 1 if d.integral else base + delta
+
+    if limit is not None and limit < st.bound - tol:
+        st.status = "infeasible"  # no partition costs at most upper_bound
+    elif st.inc is not None and st.inc.cost <= st.bound + tol:
+        st.status = "optimal"  # the hint meets the lower bound
+    # small rounds first: each round is cheap, and a proof often needs only groups with rc < 1
+    delta = max(g, float(d.a.min()))
+    if limit is not None:
+        delta = min(delta, limit - base - (g if st.inc is not None and limit == st.inc.cost else 0))
+    min_delta = 1e-6 * max(1.0, base)
+    run, too_big = None, np.inf  # the smallest delta known to give too many groups
+    while st.status is None:
+        st.info["rounds"] += 1
+        try:
+            cols, _, complete = enumerate_groups(
+                d, center, delta, max_columns=max_columns, deadline=deadline
+            )
+        except Timeout:
+            st.status = "time_limit"
+            break
+        if not complete and delta > min_delta:  # too many groups: a smaller delta proves less
+            too_big = min(too_big, delta)
+            delta /= 2
+            continue
+        if st.inc is not None:
+            cols = Columns.concat([cols, st.inc.columns], d.width)
+        a = cols.incidence(d.u)
+        task = SPTask(
+            d, cols, a, cols.zmax(a, d.counts), st.bound, limit,
+            None if st.inc is None else _hint_on(cols, st.inc),
+            None if st.inc is None else st.inc.dele,
+            max(1e-3, deadline - perf_counter()), solver_seed, threads,
+        )  # fmt: skip
+        run, z, dele = sp_solve(task)
+        st.info.update(n_columns=len(cols), delta=delta / d.scale)
+        if run.has_solution:
+            z = np.rint(z)
+            dele = np.zeros(d.u) if dele is None else np.rint(dele)
+            cost = float(cols.cost @ z + d.del_coef * dele.sum())
+            if st.inc is None or cost < st.inc.cost - tol:
+                st.inc = Incumbent(cols, z, dele, cost)
+            limit = st.inc.cost if limit is None else min(limit, st.inc.cost)
+        # every partition using a group outside `cols` costs at least `outside`
+        outside = proof(delta) if complete else st.bound
+        if run.status == "optimal":
+            if st.inc.cost <= outside + tol:
+                st.status = "optimal"
+            else:  # widen, at most doubling: a poor incumbent would ask for too many groups
+                st.bound = max(st.bound, outside)
+                delta = min(st.inc.cost - base - g, 2 * delta + g)
+        elif run.status == "infeasible":
+            # no partition of cost in [bound, limit] uses only these groups
+            if limit is not None and outside > limit + tol:
+                covered = st.inc is not None and st.inc.cost <= limit + tol
+                st.status = "optimal" if covered else "infeasible"
+            else:
+                st.bound = max(st.bound, outside)
+                delta = 2 * delta + g
+        else:  # the round ran out of time (or failed): keep what it proved
+            sp_bound = run.bound if run.bound is not None else st.bound
+            st.bound = max(st.bound, min(outside, sp_bound))
+            st.status = run.status if run.status in ("error", "feasible") else "time_limit"
+            if run.status == "error":
+                st.info["reason"] = run.info.get("reason", "solver error")
+        if st.status is None and delta >= too_big:  # the next round would need too many groups
+            st.status = "feasible" if st.inc is not None else "error"
+            st.info["reason"] = f"group enumeration capped at max_columns={max_columns}"
+    return _finish(d, st, run, algorithm=algorithm, seed=seed, t0=t0, params=params)
+
+
+def _finish(d, st, run, *, algorithm, seed, t0, params):
+    info = dict(st.info)
+    info.update(n_unique=d.u, objective_scale=d.scale)
+    if run is not None:
+        info.update({k: v for k, v in run.info.items() if k != "reason" or "reason" not in info})
+    info.setdefault("n_variables", 0)
+    info.setdefault("n_constraints", 0)
+    status = st.status
+    if status == "infeasible":
+        info.setdefault("reason", f"no partition costs at most upper_bound={params['upper_bound']}")
+        labels = objective = bound = None
+    else:
+        labels = decode(d, st.inc) if st.inc is not None else None
+        objective = st.inc.cost / d.scale if st.inc is not None else None
+        bound = objective if status == "optimal" else st.bound / d.scale
+        if status == "error":
+            bound = None
+    return Solution(
+        labels=labels,
+        algorithm=algorithm,
+        params=params,
+        seed=seed,
+        status=status,
+        objective=objective,
+        lower_bound=bound,
+        gap=relative_gap(objective, bound),
+        time_s=perf_counter() - t0,
+        info=info,
+    )
+
+
+def _too_large(instance, labels, exc, *, algorithm, seed, t0, params):
+    """``memory_limit``: the hint (if any) as the solution, the nearest-neighbour bound."""
+    bound = lower_bound(instance)[0]
+    objective = None if labels is None else verify(instance, labels).cost
+    return Solution(
+        labels=labels,
+        algorithm=algorithm,
+        params=params,
+        seed=seed,
+        status="memory_limit",
+        objective=objective,
+        lower_bound=bound,
+        gap=relative_gap(objective, bound),
+        time_s=perf_counter() - t0,
+        info={"reason": str(exc), "n_variables": 0, "n_constraints": 0},
+    )

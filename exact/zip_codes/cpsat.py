@@ -1,0 +1,339 @@
+"""Exact connected partition of a planar graph with CP-SAT (DESIGN §3.4; Du et al. 2009, §2).
+
+Each part is modelled as a tree of the graph rooted at the part's smallest node; the parts'
+weights are computed by a flow that every node sends to its root. With ``A`` the arcs ``u -> v``
+of both orientations of every edge:
+
+* ``a[u, v]`` (bool): ``u`` is the parent of ``v`` in its part's tree; ``root[v]`` (bool): ``v``
+  is a part's root. Every node has one parent or is a root: ``root[v] + sum_u a[u, v] = 1``.
+* ``lab[v]`` in ``[0, v]``: the part's root; ``a[u, v] => lab[v] = lab[u]``,
+  ``root[v] => lab[v] = v``. Since ``lab[v] <= v``, the root is the part's smallest node
+  (symmetry breaking), and ``lab`` is the solution's labels.
+* ``g[u, v]`` in ``[0, T]``, zero unless ``a[u, v]``: the weight of ``v``'s subtree; conservation
+  ``sum_in g + P[v] = w_v + sum_out g`` with ``P[v]`` (the part weight at a root, 0 elsewhere)
+  in ``{0} ∪ [k, T]``, ``P[v] <= T root[v]``, ``P[v] >= k root[v]``. ``T`` is an upper bound
+  on the optimum (``S``, a hint's cost or a given ``upper_bound``).
+* Connectivity: parent arcs must not close a cycle. Summing the weight conservation over a
+  rootless cycle component gives ``sum w = 0``, so the weight flow alone excludes cycles unless
+  nodes of weight 0 exist. ``connectivity="flow"`` then adds a unit flow (``h[u, v]``: nodes in
+  ``v``'s subtree, ``sum_in h + C[v] = 1 + sum_out h``, ``C[v] <= n root[v]``);
+  ``connectivity="depth"`` adds depths instead (``a[u, v] => depth[v] = depth[u] + 1``).
+* Objective: minimize ``M >= P[v]`` for all ``v``, with ``M >=`` the instance lower bound;
+  redundant ``sum_v P[v] = S``, ``p = sum_v root[v] <= floor(S / k)`` and ``p M >= S``.
+"""
+
+from collections import deque
+from time import perf_counter
+
+import numpy as np
+from anonratio.exact.run import check_run_options, relative_gap, run_cpsat
+from anonratio.instances import Solution, verify
+from anonratio.instances.zip_codes.instance import (
+    ZipCodesInstance,
+    part_weights,
+    planar_lower_bound,
+)
+from ortools.sat.python import cp_model
+
+__all__ = ["solve_cpsat", "CONNECTIVITY", "tree_hint"]
+
+CONNECTIVITY = ("flow", "depth", "canonical")
+
+
+def _solve_iv(instance, time_limit, seed, threads, hint, upper_bound, connectivity):
+    if not isinstance(instance, ZipCodesInstance):
+        raise TypeError(f"`instance` must be a ZipCodesInstance, got {type(instance).__name__}")
+    time_limit, solver_seed, threads = check_run_options(time_limit, seed, threads)
+    if connectivity not in CONNECTIVITY:
+        raise ValueError(f"`connectivity` must be one of {CONNECTIVITY}, got {connectivity!r}")
+    if upper_bound is not None:
+        if (
+            isinstance(upper_bound, bool)
+            or not isinstance(upper_bound, int | float | np.integer | np.floating)
+            or not upper_bound >= 0
+        ):
+            raise ValueError(f"`upper_bound` must be a number >= 0 or None, got {upper_bound!r}")
+        upper_bound = int(np.floor(upper_bound + 1e-9))
+    labels = None
+    if hint is not None:
+        labels = hint.labels if isinstance(hint, Solution) else hint
+        if labels is None:
+            raise ValueError("`hint` must be a Solution with labels or a labels array, got none")
+        check = verify(instance, labels, strict=False)
+        if not check.feasible:
+            raise ValueError(
+                f"`hint` must be a feasible solution: {'; '.join(check.violations[:3])}"
+            )
+        labels = np.asarray(labels, dtype=np.int64)
+    return time_limit, solver_seed, threads, labels, upper_bound
+
+
+def tree_hint(instance, labels):
+    """Parents, roots and subtree weights/sizes/depths of a feasible partition.
+
+    Each part gets a BFS tree from its smallest node, every node's parent being its smallest
+    neighbour one level up (the tree ``connectivity="canonical"`` requires). Returns ``parent``
+    (−1 at roots), ``lab`` (root per node), ``sub_w``, ``sub_n`` and ``depth`` arrays.
+    """
+    n, g, w = instance.n, instance.graph, instance.weights
+    labels = np.asarray(labels)
+    parent = np.full(n, -1, dtype=np.int64)
+    lab = np.empty(n, dtype=np.int64)
+    depth = np.zeros(n, dtype=np.int64)
+    order = []
+    seen = np.zeros(n, dtype=bool)
+    for r in range(n):
+        if seen[r]:
+            continue
+        seen[r] = True
+        lab[r] = r
+        queue = deque([r])
+        while queue:
+            u = queue.popleft()
+            order.append(u)
+            for v in g.adj[u]:
+                if not seen[v] and labels[v] == labels[u]:
+                    seen[v] = True
+                    parent[v], lab[v], depth[v] = u, r, depth[u] + 1
+                    queue.append(v)
+    for v in range(n):  # canonical parent: the smallest neighbour one level up
+        if parent[v] >= 0:
+            parent[v] = min(
+                u for u in g.adj[v] if labels[u] == labels[v] and depth[u] == depth[v] - 1
+            )
+    sub_w, sub_n = w.astype(np.int64).copy(), np.ones(n, dtype=np.int64)
+    for v in reversed(order):
+        if parent[v] >= 0:
+            sub_w[parent[v]] += sub_w[v]
+            sub_n[parent[v]] += sub_n[v]
+    return parent, lab, sub_w, sub_n, depth
+
+
+def solve_cpsat(
+    instance,
+    *,
+    time_limit=60.0,
+    seed=0,
+    threads=1,
+    hint=None,
+    upper_bound=None,
+    connectivity="flow",
+    parameters=None,
+):
+    """Optimal connected partition (zip codes) with CP-SAT: the least possible heaviest part.
+
+    Partitions the nodes into connected parts of weight at least ``k`` minimizing the heaviest
+    part, and proves it optimal (``status="optimal"``, ``lower_bound == objective``) unless the
+    time limit stops the search (``status="time_limit"`` with the best partition found and the
+    proven bound). The model is the rooted-tree flow model of the module docstring.
+
+    Parameters
+    ----------
+    instance : ZipCodesInstance
+    time_limit : float
+        Seconds for CP-SAT (``max_time_in_seconds``), > 0.
+    seed : int or None
+        CP-SAT's ``random_seed`` (None means 0); recorded as given.
+    threads : int
+        CP-SAT workers (``num_workers``), >= 1.
+    hint : Solution or array of int, optional
+        A feasible partition to start from (e.g. the spanning-tree split); its cost caps ``T``.
+    upper_bound : float, optional
+        A known upper bound on the optimum; one below it makes the run ``infeasible``.
+    connectivity : {"flow", "depth"}
+        How cycles of zero-weight nodes are excluded (module docstring).
+    parameters : mapping, optional
+        More CP-SAT ``SatParameters`` fields (e.g. ``{"linearization_level": 2}``).
+
+    Returns
+    -------
+    Solution
+        ``algorithm="zip-cpsat"``; ``info``: ``lower_bound_used``, ``upper_bound_used``,
+        ``connectivity``, CP-SAT statistics.
+
+    Notes
+    -----
+    ``O(m)`` Booleans and integers (``2m`` arcs) plus ``O(n)`` node variables; exponential time
+    in the worst case (NP-hard already for unit weights and ``k = 3``, Du et al. 2009, §2). In
+    practice small graphs only (DESIGN: ≤ 40 nodes).
+
+    References
+    ----------
+    W. Du, D. Eppstein, M. T. Goodrich, G. S. Lueker, WADS 2009, §2 (problem; NP-hardness).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from anonratio.instances.zip_codes.instance import ZipCodesInstance
+    >>> inst = ZipCodesInstance(nx.path_graph(5), [2, 1, 1, 2, 1], 3)
+    >>> sol = solve_cpsat(inst, time_limit=10)
+    >>> sol.status, sol.objective
+    ('optimal', 4.0)
+    """
+    t0 = perf_counter()
+    time_limit, solver_seed, threads, hint_labels, upper_bound = _solve_iv(
+        instance, time_limit, seed, threads, hint, upper_bound, connectivity
+    )
+    n, k, s_total = instance.n, instance.k, instance.total_weight
+    w = [int(x) for x in instance.weights]
+    lb, lb_source = planar_lower_bound(instance)
+    ub = s_total
+    info = {"connectivity": connectivity}
+    if hint_labels is not None:
+        ub = min(ub, int(part_weights(instance, hint_labels)[1].max()))
+        info["hint_cost"] = ub
+    if upper_bound is not None:
+        ub = min(ub, upper_bound)
+    info.update(lower_bound_used=int(lb), lower_bound_source=lb_source, upper_bound_used=int(ub))
+    arcs = [(int(u), int(v)) for u, v in instance.edges] + [
+        (int(v), int(u)) for u, v in instance.edges
+    ]
+    into = [[] for _ in range(n)]
+    out = [[] for _ in range(n)]
+    for i, (u, v) in enumerate(arcs):
+        out[u].append(i)
+        into[v].append(i)
+    need_cycle_cut = any(x == 0 for x in w)
+    model = cp_model.CpModel()
+    LE = cp_model.LinearExpr
+    cap = max(ub, 0)
+
+    # a[i]: arc i = (u, v) is a tree arc, u the parent of v; root[v]: v is its part's root.
+    a = [model.new_bool_var(f"a_{u}_{v}") for u, v in arcs]
+    root = [model.new_bool_var(f"root_{v}") for v in range(n)]
+    # lab[v]: the root (= smallest node) of v's part.
+    lab = [model.new_int_var(0, v, f"lab_{v}") for v in range(n)]
+    # g[i]: weight of the subtree below arc i; P[v]: the part's weight at its root, else 0.
+    g = [model.new_int_var(0, cap, f"g_{u}_{v}") for u, v in arcs]
+    dom = cp_model.Domain.from_intervals([[0, 0]] + ([[k, cap]] if cap >= k else []))
+    P = [model.new_int_var_from_domain(dom, f"P_{v}") for v in range(n)]
+    # M: the heaviest part (objective).
+    M = model.new_int_var(min(int(lb), cap), cap, "M")
+
+    for v in range(n):
+        # One parent or a root.
+        model.add(root[v] + LE.sum([a[i] for i in into[v]]) == 1)
+        # A root labels its part; lab[v] <= v makes it the part's smallest node.
+        model.add(lab[v] == v).only_enforce_if(root[v])
+        # Weight conservation: what v passes up = its weight + what its children pass up.
+        model.add(LE.sum([g[i] for i in into[v]]) + P[v] == w[v] + LE.sum([g[i] for i in out[v]]))
+        model.add(P[v] <= cap * root[v])
+        model.add(P[v] >= k * root[v])
+        model.add(P[v] <= M)
+    for i, (u, v) in enumerate(arcs):
+        # Parent and child share the part; no flow on non-tree arcs.
+        model.add(lab[v] == lab[u]).only_enforce_if(a[i])
+        model.add(g[i] <= cap * a[i])
+    for i in range(len(instance.edges)):  # at most one orientation of an edge
+        model.add_bool_or([~a[i], ~a[i + len(instance.edges)]])
+    # Redundant: parts add up to S; at most floor(S / k) parts.
+    model.add(LE.sum(P) == s_total)
+    n_parts = model.new_int_var(1, max(1, s_total // k), "n_parts")
+    model.add(n_parts == LE.sum(root))
+    # Redundant: n_parts * M >= S (the heaviest part is at least the average).
+    prod = model.new_int_var(0, max(1, s_total // k) * cap, "n_parts_times_M")
+    model.add_multiplication_equality(prod, [n_parts, M])
+    model.add(prod >= s_total)
+
+    h = depth = None
+    if need_cycle_cut and connectivity == "flow":
+        # h[i]: nodes in the subtree below arc i; C[v]: the part's size at its root.
+        h = [model.new_int_var(0, n, f"h_{u}_{v}") for u, v in arcs]
+        C = [model.new_int_var(0, n, f"C_{v}") for v in range(n)]
+        for v in range(n):
+            model.add(LE.sum([h[i] for i in into[v]]) + C[v] == 1 + LE.sum([h[i] for i in out[v]]))
+            model.add(C[v] <= n * root[v])
+        for i in range(len(arcs)):
+            model.add(h[i] <= n * a[i])
+    elif need_cycle_cut or connectivity == "canonical":
+        # depth[v]: distance to the root in the part's tree.
+        depth = [model.new_int_var(0, n - 1, f"depth_{v}") for v in range(n)]
+        for i, (u, v) in enumerate(arcs):
+            model.add(depth[v] == depth[u] + 1).only_enforce_if(a[i])
+        for v in range(n):
+            model.add(depth[v] == 0).only_enforce_if(root[v])
+    if connectivity == "canonical":
+        # Each partition has exactly one model tree: depths are BFS distances inside the part
+        # and a node's parent is its smallest neighbour one level up.
+        m_e = len(instance.edges)
+        same = [model.new_bool_var(f"same_{u}_{v}") for u, v in instance.edges]
+        for e, (u, v) in enumerate(instance.edges):
+            u, v = int(u), int(v)
+            model.add(lab[u] == lab[v]).only_enforce_if(same[e])
+            model.add(lab[u] != lab[v]).only_enforce_if(~same[e])
+            model.add_implication(a[e], same[e])
+            model.add_implication(a[e + m_e], same[e])
+            model.add(depth[v] <= depth[u] + 1).only_enforce_if(same[e])
+            model.add(depth[u] <= depth[v] + 1).only_enforce_if(same[e])
+        edge_of = {}
+        for e, (u, v) in enumerate(instance.edges):
+            edge_of[int(u), int(v)] = edge_of[int(v), int(u)] = e
+        for v in range(n):
+            ins = sorted(into[v], key=lambda i: arcs[i][0])
+            for j, i in enumerate(ins):
+                u = arcs[i][0]
+                for i2 in ins[:j]:
+                    u2 = arcs[i2][0]
+                    model.add(depth[u2] >= depth[v]).only_enforce_if([a[i], same[edge_of[u2, v]]])
+    model.minimize(M)
+
+    if hint_labels is not None:
+        parent, hlab, sub_w, sub_n, hdepth = tree_hint(instance, hint_labels)
+        for i, (u, v) in enumerate(arcs):
+            on = bool(parent[v] == u)
+            model.add_hint(a[i], on)
+            model.add_hint(g[i], int(sub_w[v]) if on else 0)
+            if h is not None:
+                model.add_hint(h[i], int(sub_n[v]) if on else 0)
+        for v in range(n):
+            model.add_hint(root[v], bool(parent[v] < 0))
+            model.add_hint(lab[v], int(hlab[v]))
+            model.add_hint(P[v], int(sub_w[v]) if parent[v] < 0 else 0)
+            if depth is not None:
+                model.add_hint(depth[v], int(hdepth[v]))
+        if connectivity == "canonical":
+            for e, (u, v) in enumerate(instance.edges):
+                model.add_hint(same[e], bool(hint_labels[u] == hint_labels[v]))
+        model.add_hint(M, int(info["hint_cost"]))
+
+    run = run_cpsat(
+        model, time_limit=time_limit, seed=solver_seed, threads=threads, parameters=parameters
+    )
+    labels = objective = None
+    if run.has_solution:
+        _, labels = np.unique([run.value(x) for x in lab], return_inverse=True)
+        labels = labels.astype(np.int64).reshape(-1)
+        objective = run.objective
+    status, bound = run.status, run.bound
+    info.update(run.info)
+    if labels is not None:
+        check = verify(instance, labels, strict=False)
+        if not check.feasible:  # never expected: the model is wrong if this fires
+            status, info["reason"] = "error", "; ".join(check.violations[:3])
+    bound = max(bound if bound is not None else -np.inf, float(lb))
+    if status == "optimal":
+        bound = objective
+    elif status == "infeasible":
+        bound = None
+        info["reason"] = f"no partition costs at most upper_bound={ub}"
+    elif status == "error":
+        bound = None
+    return Solution(
+        labels=labels,
+        algorithm="zip-cpsat",
+        params={
+            **instance.params,
+            "time_limit": time_limit,
+            "threads": threads,
+            "upper_bound": upper_bound,
+            "hint": hint is not None,
+            "connectivity": connectivity,
+        },
+        seed=seed,
+        status=status,
+        objective=objective,
+        lower_bound=None if bound is None else float(bound),
+        gap=relative_gap(objective, bound),
+        time_s=perf_counter() - t0,
+        info=info,
+    )

@@ -1,0 +1,106 @@
+"""The compressed grid of a GPS-rectangles instance and conversions between its cell ranges,
+rectangles and labels (shared by the kd-tree split, the guillotine DP and the exact models).
+
+Cells are ``[x_edges[i], x_edges[i+1]] x [y_edges[j], y_edges[j+1]]``; a rectangle on the grid
+is an inclusive cell range ``(i0, j0, i1, j1)`` (module notes of
+:mod:`anonratio.instances.gps_rectangles.instance`).
+"""
+
+from time import perf_counter
+
+import numpy as np
+from anonratio.instances.solution import Solution, relative_gap
+
+__all__ = [
+    "cells_to_rectangles",
+    "rectangles_to_cells",
+    "labels_from_cells",
+    "rectangle_weights",
+    "grid_weights",
+    "solution_from_cells",
+]
+
+#: point-rectangle pairs compared per vectorized block in :func:`labels_from_cells`
+_PAIR_BLOCK = 2_000_000
+
+
+# ---------------------------------------------------------------------------------------------
+def cells_to_rectangles(instance, cells):
+    """Rectangles ``(x0, y0, x1, y1)`` (float array, shape (R, 4)) of inclusive cell ranges
+    ``(i0, j0, i1, j1)`` on the compressed grid."""
+    c = np.asarray(cells, dtype=np.int64).reshape(-1, 4)
+    xe, ye = instance.x_edges, instance.y_edges
+    return np.column_stack([xe[c[:, 0]], ye[c[:, 1]], xe[c[:, 2] + 1], ye[c[:, 3] + 1]])
+
+
+def rectangles_to_cells(instance, rectangles):
+    """Inclusive cell ranges ``(i0, j0, i1, j1)`` of rectangles: the grid columns and rows
+    whose coordinates they contain (exact for a verified tiling)."""
+    r = np.asarray(rectangles, dtype=np.float64).reshape(-1, 4)
+    xs, ys = instance.xs, instance.ys
+    return np.column_stack(
+        [
+            np.searchsorted(xs, r[:, 0], side="left"),
+            np.searchsorted(ys, r[:, 1], side="left"),
+            np.searchsorted(xs, r[:, 2], side="right") - 1,
+            np.searchsorted(ys, r[:, 3], side="right") - 1,
+        ]
+    ).astype(np.int64)
+
+
+def labels_from_cells(instance, cells):
+    """Label per point: the index of the cell range holding its grid cell (-1 if none).
+
+    O(n R) in blocks; meant for the small outputs of the exact solvers.
+    """
+    c = np.asarray(cells, dtype=np.int64).reshape(-1, 4)
+    ix, iy = instance.ix, instance.iy
+    labels = np.full(instance.n, -1, dtype=np.int64)
+    step = max(1, _PAIR_BLOCK // max(1, len(c)))
+    for s in range(0, instance.n, step):
+        x, y = ix[s : s + step, None], iy[s : s + step, None]
+        inside = (c[:, 0] <= x) & (x <= c[:, 2]) & (c[:, 1] <= y) & (y <= c[:, 3])
+        hit = inside.any(axis=1)
+        labels[s : s + step] = np.where(hit, inside.argmax(axis=1), -1)
+    return labels
+
+
+def rectangle_weights(instance, labels, n_rectangles=None):
+    """Weight of every rectangle id ``0 .. R-1`` under ``labels`` (non-negative ids)."""
+    labels = np.asarray(labels, dtype=np.int64)
+    size = int(labels.max()) + 1 if n_rectangles is None else int(n_rectangles)
+    return np.bincount(labels, weights=instance.weights, minlength=size).round().astype(np.int64)
+
+
+def grid_weights(instance):
+    """Total point weight per grid cell, an ``(nx, ny)`` int64 array."""
+    nx, ny = instance.grid_shape
+    g = np.zeros((nx, ny), dtype=np.int64)
+    g[instance.ix, instance.iy] = instance.weights
+    return g
+
+
+def solution_from_cells(
+    instance, cells, *, algorithm, status, objective, bound, params, seed, t0, info
+):
+    """A :class:`Solution` from grid cell ranges (labels and rectangles derived from them)."""
+    labels = rects = None
+    if cells is not None:
+        cells = np.asarray(cells, dtype=np.int64).reshape(-1, 4)
+        order = np.lexsort((cells[:, 1], cells[:, 0]))
+        cells = cells[order]
+        labels = labels_from_cells(instance, cells)
+        rects = [tuple(r) for r in cells_to_rectangles(instance, cells).tolist()]
+        info = {**info, "rectangles": rects, "cells": [tuple(c) for c in cells.tolist()]}
+    return Solution(
+        labels=labels,
+        algorithm=algorithm,
+        params=params,
+        seed=seed,
+        status=status,
+        objective=objective,
+        lower_bound=None if bound is None else float(bound),
+        gap=relative_gap(objective, bound),
+        time_s=perf_counter() - t0,
+        info=info,
+    )

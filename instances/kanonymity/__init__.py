@@ -1,0 +1,42 @@
+"""k-anonymity (Aggarwal et al. 2005): the instance, its verifier and lower bound, table generators, hardness gadgets and the publisher of a k-anonymous table
+(:func:`anonratio.instances.kanonymity.publish.publish`)."""
+
+from .gadgets import (
+    Gadget,
+    graph_representation_pair,
+    triangle_gadget,
+    triangle_union_gadget,
+    triangle_union_graph,
+)
+from .generators import (
+    binary_table,
+    categorical_table,
+    planted_table,
+    random_hierarchy,
+    random_table,
+)
+from .instance import (
+    MODELS,
+    KAnonymityInstance,
+    group_levels,
+    nearest_neighbors,
+    pairwise_distances,
+)
+
+__all__ = [
+    "KAnonymityInstance",
+    "MODELS",
+    "pairwise_distances",
+    "nearest_neighbors",
+    "group_levels",
+    "random_hierarchy",
+    "random_table",
+    "binary_table",
+    "categorical_table",
+    "planted_table",
+    "Gadget",
+    "triangle_gadget",
+    "triangle_union_graph",
+    "triangle_union_gadget",
+    "graph_representation_pair",
+]

@@ -1,0 +1,329 @@
+"""k-anonymity by suppression or generalization (DESIGN §3.1; Aggarwal et al. 2005).
+
+A partition of the records is feasible when every group has at least ``k`` records (records
+labelled ``-1`` are deleted, where row deletion is allowed). Inside a group, attribute ``j`` is
+generalized to the lowest level ``L`` of its hierarchy at which the group's values coincide; the
+group costs ``|g| * sum_j w_j * L / l_j``. Under suppression (``l_j = 1``) this is the number of
+stars. A deleted record costs ``sum_j w_j``, as if every cell were at the top level.
+
+The graph representation of Aggarwal et al. (2005, §4) weighs the pair of records ``a, b`` by
+``w(a, b) = sum_j w_j h_ab(j) / l_j``, with ``h_ab(j)`` the lowest level at which they coincide on
+``j``; :func:`pairwise_distances` and :func:`nearest_neighbors` compute it in vectorized blocks.
+"""
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from anonratio.instances.base import (
+    _labels_of,
+    finish_verification,
+    lower_bound,
+    register_problem,
+    verify,
+)
+from anonratio.instances.errors import InfeasibleInstanceError
+from anonratio.instances.table import Hierarchy, Table
+
+__all__ = [
+    "KAnonymityInstance",
+    "MODELS",
+    "pairwise_distances",
+    "nearest_neighbors",
+    "group_levels",
+]
+
+MODELS = ("suppression", "generalization")
+
+#: largest joint value count of a group of attributes whose distance table is precomputed
+_TABLE_CAP = 2048
+#: sample of columns used to bound each record's q-th nearest distance before selecting
+_SAMPLE = 256
+
+
+def _kanon_iv(table, k, model, row_deletion):
+    if not isinstance(table, Table):
+        raise TypeError(f"`table` must be a Table, got {type(table).__name__}")
+    n = table.n_records
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 2 <= k <= max(n, 2):
+        raise ValueError(f"`k` must be an integer in [2, n_records={n}], got {k!r}")
+    if n < k:
+        raise InfeasibleInstanceError(f"the table has {n} records, fewer than k={k}")
+    if model not in MODELS:
+        raise ValueError(f"`model` must be one of {MODELS}, got {model!r}")
+    if not isinstance(row_deletion, bool | np.bool_):
+        raise ValueError(f"`row_deletion` must be a bool, got {row_deletion!r}")
+
+
+@register_problem("k-anonymity")
+@dataclass(frozen=True, eq=False)
+class KAnonymityInstance:
+    """A k-anonymity instance.
+
+    Parameters
+    ----------
+    table : Table
+    k : int
+        Every published group must hold at least ``k`` records; ``2 <= k <= n``.
+    model : {"suppression", "generalization"}
+        Suppression replaces cells by ``*``; generalization climbs each attribute's hierarchy
+        (attributes without one fall back to suppression).
+    row_deletion : bool
+        Allow deleting records (label ``-1``) at the cost of suppressing the whole row.
+    """
+
+    table: Table
+    k: int
+    model: str = "suppression"
+    row_deletion: bool = False
+
+    def __post_init__(self):
+        _kanon_iv(self.table, self.k, self.model, self.row_deletion)
+        object.__setattr__(self, "k", int(self.k))
+        object.__setattr__(self, "row_deletion", bool(self.row_deletion))
+
+    @property
+    def n(self):
+        return self.table.n_records
+
+    @property
+    def params(self):
+        return {"k": self.k, "model": self.model, "row_deletion": self.row_deletion}
+
+    @cached_property
+    def hierarchies(self):
+        """The hierarchy in force for each attribute under this model."""
+        t = self.table
+        if self.model == "suppression":
+            return tuple(Hierarchy.suppression(v) for v in t.values)
+        return tuple(t.hierarchy(j) for j in range(t.n_attributes))
+
+    @cached_property
+    def heights(self):
+        return np.array([h.height for h in self.hierarchies], dtype=np.int64)
+
+    @cached_property
+    def scaled_levels(self):
+        """Per attribute, ``w_j * H_j[u, v] / l_j``: the attribute's share of ``w(a, b)``."""
+        w = self.table.weights
+        return tuple(w[j] * h.common_levels() / h.height for j, h in enumerate(self.hierarchies))
+
+    @property
+    def deletion_cost(self):
+        """Cost of deleting one record: ``sum_j w_j``."""
+        return float(self.table.weights.sum())
+
+    def is_binary(self):
+        """True for suppression of attributes with at most two values each.
+
+        On a binary alphabet generalization equals suppression (Aggarwal et al. 2005, §5), which is
+        where the factor algorithms' 1.5 and 2 guarantees hold.
+        """
+        return all(h.height == 1 and h.n_values <= 2 for h in self.hierarchies)
+
+    def is_suppression(self):
+        """True when every attribute in force is suppression-only (height 1)."""
+        return bool(np.all(self.heights == 1))
+
+    def to_dict(self):
+        return {
+            "table": self.table.to_dict(),
+            "k": self.k,
+            "model": self.model,
+            "row_deletion": self.row_deletion,
+        }
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(
+            Table.from_dict(d["table"]),
+            int(d["k"]),
+            d.get("model", "suppression"),
+            bool(d.get("row_deletion", False)),
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# distances
+# ---------------------------------------------------------------------------------------------
+def pairwise_distances(instance, rows_a, rows_b=None):
+    """``w(a, b)`` for all pairs of code rows ``rows_a × rows_b`` (dense, float64).
+
+    ``rows_a`` and ``rows_b`` are arrays of QI codes (shape ``(p, m)``, ``(q, m)``), typically
+    unique records. Memory is ``p * q`` floats: block the rows for large inputs, as
+    :func:`nearest_neighbors` does.
+    """
+    rows_a = np.asarray(rows_a)
+    rows_b = rows_a if rows_b is None else np.asarray(rows_b)
+    out = np.zeros((rows_a.shape[0], rows_b.shape[0]))
+    for j, s in enumerate(instance.scaled_levels):
+        v = s.shape[0]
+        flat = rows_a[:, j].astype(np.int64)[:, None] * v + rows_b[:, j][None, :]
+        out += np.take(s.ravel(), flat)
+    return out
+
+
+def _distance_terms(instance, unique):
+    """``w(a, b)`` as a sum of per-group lookups (tables) and per-attribute level counts."""
+    weights = instance.table.weights
+    tables, counted = [], []
+    tab, code = None, None
+    for j, h in enumerate(instance.hierarchies):
+        present, col = np.unique(unique[:, j], return_inverse=True)
+        col = col.reshape(-1)
+        height = h.height
+        if len(present) > _TABLE_CAP:  # count differing levels directly, no V x V table
+            levels = h.groups[unique[:, j], :height].T.copy()
+            counted.append((levels, weights[j] * np.arange(height + 1) / height))
+            continue
+        g = h.groups[present, :height]
+        s = weights[j] * (g[:, None, :] != g[None, :, :]).sum(axis=2).astype(np.int32) / height
+        if tab is not None and tab.shape[0] * len(present) <= _TABLE_CAP:
+            p, v = tab.shape[0], len(present)
+            tab = (tab[:, None, :, None] + s[None, :, None, :]).reshape(p * v, p * v)
+            code = code * v + col
+        else:
+            if tab is not None:
+                tables.append((tab, code))
+            tab, code = s, col.astype(np.intp)
+    if tab is not None:
+        tables.append((tab, code))
+    return tables, counted
+
+
+def nearest_neighbors(instance, n_neighbors, unique=None):
+    """The ``n_neighbors`` nearest other unique records of each unique record, ties by index.
+
+    Nearest first, ``q = min(n_neighbors, u − 1)`` columns. Computed row by row: small
+    attributes are grouped into joint lookup tables of at most 2048 values, and each row's q-th
+    distance is first bounded on a sample of columns so that only the few records below the
+    bound are ranked.
+
+    Returns
+    -------
+    index : ndarray of int64, shape (u, q)
+    dist : ndarray of float64, shape (u, q)
+
+    Notes
+    -----
+    O(u² g) time for g attribute groups and O(u + 2048²) memory.
+    """
+    if unique is None:
+        unique = instance.table.unique_records()[0]
+    u = unique.shape[0]
+    q = max(0, min(int(n_neighbors), u - 1))
+    index = np.empty((u, q), dtype=np.int64)
+    dist = np.empty((u, q))
+    if q == 0:
+        return index, dist
+    tables, counted = _distance_terms(instance, unique)
+    d, tmp = np.empty(u), np.empty(u)
+    sample = min(u, max(_SAMPLE, 4 * q))
+    for i in range(u):
+        if tables:
+            np.take(tables[0][0][tables[0][1][i]], tables[0][1], out=d)
+        else:
+            d.fill(0.0)
+        for tab, code in tables[1:]:
+            np.take(tab[code[i]], code, out=tmp)
+            d += tmp
+        for levels, values in counted:
+            d += values[(levels != levels[:, i : i + 1]).sum(axis=0)]
+        d[i] = np.inf
+        if sample < u:
+            bound = np.partition(d[:sample], q - 1)[q - 1]
+            cand = np.flatnonzero(d <= bound)
+        else:
+            cand = np.arange(u)
+        dc = d[cand]
+        if len(cand) > q:
+            t = np.partition(dc, q - 1)[q - 1]
+            keep = dc < t
+            ties = np.flatnonzero(dc == t)[: q - np.count_nonzero(keep)]
+            keep[ties] = True
+            cand, dc = cand[keep], dc[keep]
+        o = np.argsort(dc, kind="stable")  # cand ascends, so ties go by index
+        index[i] = cand[o]
+        dist[i] = dc[o]
+    return index, dist
+
+
+# ---------------------------------------------------------------------------------------------
+# cost and verification
+# ---------------------------------------------------------------------------------------------
+def group_levels(instance, labels):
+    """Generalization level of every attribute in every group.
+
+    Returns
+    -------
+    groups : ndarray — the group ids (labels >= 0), sorted
+    sizes : ndarray — their sizes
+    levels : ndarray of int, shape (len(groups), m) — ``L`` per group and attribute
+    """
+    labels = np.asarray(labels)
+    keep = np.flatnonzero(labels >= 0)
+    lab = labels[keep]
+    order = np.argsort(lab, kind="stable")
+    lab_sorted = lab[order]
+    groups, starts, sizes = np.unique(lab_sorted, return_index=True, return_counts=True)
+    codes = instance.table.codes[keep[order]]
+    levels = np.zeros((len(groups), codes.shape[1]), dtype=np.int64)
+    if len(groups) == 0:
+        return groups, sizes, levels
+    for j, h in enumerate(instance.hierarchies):
+        for t in range(h.height):
+            g = h.groups[codes[:, j], t]
+            differ = np.maximum.reduceat(g, starts) != np.minimum.reduceat(g, starts)
+            levels[:, j] += differ  # levels refine: differing at t means differing below t
+    return groups, sizes, levels
+
+
+@verify.register
+def _verify_kanonymity(instance: KAnonymityInstance, solution, *, strict=True):
+    labels, violations = _labels_of(solution, instance.n)
+    if labels is None:
+        return finish_verification(violations, None, strict)
+    deleted = int(np.count_nonzero(labels < 0))
+    if np.any(labels < -1):
+        violations.append("labels below -1 are not allowed (-1 marks a deleted record)")
+    if deleted and not instance.row_deletion:
+        violations.append(f"{deleted} records are labelled -1 but row deletion is not allowed")
+    groups, sizes, levels = group_levels(instance, labels)
+    small = groups[sizes < instance.k]
+    for g, s in zip(small[:5], sizes[sizes < instance.k][:5], strict=False):
+        violations.append(f"group {int(g)} has {int(s)} records, fewer than k={instance.k}")
+    if len(small) > 5:
+        violations.append(f"... {len(small) - 5} more groups have fewer than k records")
+    if violations:
+        return finish_verification(violations, None, strict)
+    scale = instance.table.weights / instance.heights
+    value = float(sizes @ (levels @ scale)) + deleted * instance.deletion_cost
+    return finish_verification([], value, strict)
+
+
+@lower_bound.register
+def _lower_bound_kanonymity(instance: KAnonymityInstance):
+    """Each record pays at least its distance to its (k−1)-th nearest other record.
+
+    Aggarwal et al. (2005, §4.1, proof of Lemma 3). Identical copies count: a record with ``c``
+    identical copies (``c < k``) pays at least its ``(k−c)``-th smallest non-zero distance,
+    counting the other records with multiplicity; with ``c >= k`` it may pay nothing. Valid under
+    row deletion too, since no distance exceeds the cost of deleting a row.
+    """
+    return kanonymity_lower_bound(instance), "nn-distance"
+
+
+def kanonymity_lower_bound(instance, unique=None, counts=None, neighbors=None):
+    """The nearest-neighbour bound; pass ``neighbors=(index, dist)`` to reuse a k-NN table."""
+    if unique is None:
+        unique, _, counts = instance.table.unique_records()
+    k = instance.k
+    need = k - counts  # other (non-identical) records each unique record must still meet
+    if not np.any(need > 0):
+        return 0.0
+    index, dist = neighbors if neighbors is not None else nearest_neighbors(instance, k - 1, unique)
+    # the (need)-th nearest non-identical record, counting neighbours with multiplicity
+    reach = np.cumsum(counts[index], axis=1)
+    pos = np.argmax(reach >= np.maximum(need, 1)[:, None], axis=1)
+    per_record = np.where(need > 0, dist[np.arange(len(unique)), pos], 0.0)
+    return float(per_record @ counts)

@@ -1,0 +1,69 @@
+"""Publish a k-anonymous table: QI cells generalized to their group's level (DESIGN §3.1)."""
+
+import numpy as np
+import pandas as pd
+from anonratio.instances.base import verify
+from anonratio.instances.kanonymity.instance import KAnonymityInstance, group_levels
+from anonratio.instances.table import SUPPRESSED
+
+__all__ = ["publish"]
+
+
+def publish(instance, labels, *, frame=None):
+    """The published table of a verified k-anonymity partition.
+
+    Every QI cell of a record is replaced by the label of its value's group at the level its
+    group generalizes that attribute to (the value itself at level 0, ``*`` at the top). Deleted
+    records (label ``-1``) have every QI cell ``*``. Other columns are left as they are.
+
+    Parameters
+    ----------
+    instance : KAnonymityInstance
+    labels : array of int, shape (n,) or Solution
+        A partition that :func:`~anonratio.instances.verify` accepts (it is verified here).
+    frame : pandas.DataFrame, optional
+        The original data (same rows, in order); its QI columns are replaced and the rest kept.
+        Default: the table's own labels (QI columns and the sensitive column).
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonratio.instances import Table, KAnonymityInstance
+    >>> t = Table(np.array([[0, 0], [0, 1], [1, 1], [1, 1]]), ("a", "b"), (("x", "y"),) * 2)
+    >>> publish(KAnonymityInstance(t, 2), [0, 0, 1, 1])["b"].tolist()
+    ['*', '*', 'y', 'y']
+    """
+    if not isinstance(instance, KAnonymityInstance):
+        raise TypeError(f"`instance` must be a KAnonymityInstance, got {type(instance).__name__}")
+    labels = getattr(labels, "labels", labels)
+    verify(instance, labels)
+    labels = np.asarray(labels, dtype=np.int64)
+    table = instance.table
+    if frame is None:
+        out = table.to_dataframe()
+    else:
+        if len(frame) != table.n_records:
+            raise ValueError(
+                f"`frame` must have the table's {table.n_records} rows, got {len(frame)}"
+            )
+        out = frame.copy()
+    groups, _, levels = group_levels(instance, labels)
+    # row of each record in `groups` (deleted records get -1)
+    pos = np.full(len(labels), -1)
+    kept = labels >= 0
+    pos[kept] = np.searchsorted(groups, labels[kept])
+    for j, name in enumerate(table.attributes):
+        h = instance.hierarchies[j]
+        codes = table.codes[:, j]
+        cells = np.full(len(labels), SUPPRESSED, dtype=object)
+        lev = levels[pos[kept], j]
+        for t in np.unique(lev):
+            rows = np.flatnonzero(kept)[lev == t]
+            level_labels = np.asarray(h.labels[t], dtype=object)
+            cells[rows] = level_labels[h.groups[codes[rows], t]]
+        out[name] = pd.Series(cells, index=out.index, dtype=object)
+    return out

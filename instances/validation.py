@@ -1,0 +1,226 @@
+"""One validation vocabulary for every public boundary (after scikit-learn's ``check_*``).
+
+Every public function validates its arguments once, in a private ``_…_iv`` helper built from these
+checks, and its private core assumes valid input. Each check returns the value in canonical form
+(``int``, ``float``, a ``numpy.random.Generator``) or raises ``ValueError`` (``TypeError`` for an
+instance of the wrong class) with one line that names the parameter, the rule and the value::
+
+    `k` must be an integer in [2, 12], got 1
+
+Examples
+--------
+>>> check_int("k", 3, low=2)
+3
+>>> check_number("epsilon", 0.2, low=0, high=0.5, closed="neither")
+0.2
+>>> check_choice("order", "sorted", ("random", "sorted"))
+'sorted'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Mapping
+from numbers import Integral, Real
+from typing import Any, Literal, TypeVar
+
+import numpy as np
+
+__all__ = [
+    "check_int",
+    "check_number",
+    "check_probability",
+    "check_choice",
+    "check_instance",
+    "check_random_state",
+    "check_seed",
+    "check_time_limit",
+    "dispatch",
+]
+
+T = TypeVar("T")
+
+#: the largest seed every solver accepts (CP-SAT and HiGHS take 31-bit seeds)
+MAX_SEED = 2**31 - 2
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, bool | np.bool_)
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool | np.bool_)
+
+
+def _int_rule(low: int | None, high: int | None) -> str:
+    if low is not None and high is not None:
+        return f"an integer in [{low}, {high}]"
+    if low is not None:
+        return f"an integer >= {low}"
+    if high is not None:
+        return f"an integer <= {high}"
+    return "an integer"
+
+
+def check_int(name: str, value: Any, *, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an ``int`` in ``[low, high]`` (either end may be open-ended with ``None``).
+
+    Booleans and non-integral numbers are refused (``3.0`` too: an integer parameter given as a
+    float is usually a mistake upstream).
+
+    Examples
+    --------
+    >>> check_int("n", 5, low=1)
+    5
+    >>> check_int("k", 1, low=2, high=12)
+    Traceback (most recent call last):
+    ...
+    ValueError: `k` must be an integer in [2, 12], got 1
+    """
+    if (
+        not _is_int(value)
+        or (low is not None and value < low)
+        or (high is not None and value > high)
+    ):
+        raise ValueError(f"`{name}` must be {_int_rule(low, high)}, got {value!r}")
+    return int(value)
+
+
+def _number_rule(low, high, closed, finite):
+    lo_br = "[" if closed in ("both", "left") else "("
+    hi_br = "]" if closed in ("both", "right") else ")"
+    if low is not None and high is not None:
+        return f"a number in {lo_br}{low}, {high}{hi_br}"
+    if low is not None:
+        op = ">=" if lo_br == "[" else ">"
+        if low == 0 and op == ">":
+            return "a positive finite number" if finite else "a positive number"
+        return f"a {'finite ' if finite else ''}number {op} {low}"
+    if high is not None:
+        op = "<=" if hi_br == "]" else "<"
+        return f"a {'finite ' if finite else ''}number {op} {high}"
+    return "a finite number" if finite else "a number"
+
+
+def check_number(
+    name: str,
+    value: Any,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    closed: Literal["both", "left", "right", "neither"] = "both",
+    finite: bool = True,
+) -> float:
+    """``value`` as a ``float`` between ``low`` and ``high`` (``closed`` says which ends count).
+
+    Examples
+    --------
+    >>> check_number("noise", 0.1, low=0, high=1)
+    0.1
+    >>> check_number("spread", 0, low=0, closed="neither")
+    Traceback (most recent call last):
+    ...
+    ValueError: `spread` must be a positive finite number, got 0
+    """
+    ok = _is_real(value) and not math.isnan(value) and (not finite or math.isfinite(value))
+    if ok and low is not None:
+        ok = value >= low if closed in ("both", "left") else value > low
+    if ok and high is not None:
+        ok = value <= high if closed in ("both", "right") else value < high
+    if not ok:
+        raise ValueError(
+            f"`{name}` must be {_number_rule(low, high, closed, finite)}, got {value!r}"
+        )
+    return float(value)
+
+
+def check_probability(name: str, value: Any) -> float:
+    """A probability: a number in ``[0, 1]``.
+
+    Examples
+    --------
+    >>> check_probability("noise", 0.25)
+    0.25
+    """
+    return check_number(name, value, low=0, high=1)
+
+
+def check_choice(name: str, value: Any, choices: Collection[T]) -> T:
+    """``value`` if it is one of ``choices`` (a tuple, a set or a mapping's keys).
+
+    Examples
+    --------
+    >>> check_choice("model", "stars", ("suppression", "generalization"))
+    Traceback (most recent call last):
+    ...
+    ValueError: `model` must be one of ['generalization', 'suppression'], got 'stars'
+    """
+    try:
+        known = value in choices
+    except TypeError:  # an unhashable value for a set or a mapping
+        known = False
+    if not known:
+        shown = sorted(choices, key=str)
+        raise ValueError(f"`{name}` must be one of {shown}, got {value!r}")
+    return value
+
+
+def check_instance(instance: Any, cls: type, name: str = "instance") -> Any:
+    """``instance`` if it is a ``cls``; ``TypeError`` naming both classes otherwise."""
+    if not isinstance(instance, cls):
+        raise TypeError(f"`{name}` must be a {cls.__name__}, got {type(instance).__name__}")
+    return instance
+
+
+def check_random_state(seed: Any, name: str = "seed") -> np.random.Generator:
+    """A ``numpy.random.Generator`` from ``None``, an integer ``>= 0`` or a Generator.
+
+    The one place a seed becomes a generator (``np.random.default_rng``); no global state.
+    """
+    if seed is None or isinstance(seed, np.random.Generator):
+        return np.random.default_rng(seed)
+    if not _is_int(seed) or seed < 0:
+        raise ValueError(
+            f"`{name}` must be None, a non-negative integer or a numpy Generator, got {seed!r}"
+        )
+    return np.random.default_rng(int(seed))
+
+
+def check_seed(seed: Any, name: str = "seed") -> int | None:
+    """The seed to *record* in a Solution: the integer, or ``None`` for ``None`` / a Generator.
+
+    Validates like :func:`check_random_state`.
+
+    Examples
+    --------
+    >>> check_seed(7), check_seed(None)
+    (7, None)
+    """
+    check_random_state(seed, name)
+    return None if seed is None or isinstance(seed, np.random.Generator) else int(seed)
+
+
+def check_time_limit(
+    time_limit: Any, *, allow_none: bool = False, name: str = "time_limit"
+) -> float | None:
+    """A positive number of seconds (``None``, or infinity, means no limit when allowed).
+
+    Examples
+    --------
+    >>> check_time_limit(30), check_time_limit(None, allow_none=True)
+    (30.0, None)
+    """
+    if allow_none and (time_limit is None or (_is_real(time_limit) and time_limit == math.inf)):
+        return None
+    if not _is_real(time_limit) or not math.isfinite(time_limit) or time_limit <= 0:
+        rule = "a positive finite number of seconds" + (" or None" if allow_none else "")
+        raise ValueError(f"`{name}` must be {rule}, got {time_limit!r}")
+    return float(time_limit)
+
+
+def dispatch(methods: Mapping[str, Any], method: Any, instance: Any, **kwargs: Any) -> Any:
+    """Call ``methods[method](instance, **kwargs)`` (networkx ``flow/maxflow.py`` style).
+
+    ``ValueError`` naming ``method`` and the known names when ``method`` is unknown.
+    """
+    return methods[check_choice("method", method, methods)](instance, **kwargs)

@@ -1,0 +1,360 @@
+"""Zip codes: connected partition of a planar graph (DESIGN §3.4; Du et al. 2009, §2).
+
+Each node of a connected planar graph is a zip code; its non-negative integer weight is the number
+of records carrying it. A feasible generalization partitions the nodes into parts that induce
+*connected* subgraphs and weigh at least ``k`` each; the objective is the weight of the heaviest
+part (minimized). Labels give the part id per node, nodes indexed ``0..n-1`` in the order of
+``graph.nodes`` at construction.
+
+Lower bounds (all valid for every feasible partition):
+
+- ``kappa = max(k, max_v w_v)``: every part weighs at least ``k`` and holds its heaviest node
+  (Du et al. 2009, §2).
+- subset sums: a part's weight is a sum of node weights, so it is at least ``ss(k)``, the smallest
+  achievable subset sum ``>= k``; there are at most ``p = floor(S / ss(k))`` parts, so the
+  heaviest weighs at least ``ss(ceil(S / p))``.
+- neighbours: a node ``v`` with ``w_v < k`` shares its part with some neighbour ``u`` (parts are
+  connected), so that part weighs at least ``min_u ss(max(k, w_v + w_u))``.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from numbers import Integral, Real
+
+import networkx as nx
+import numpy as np
+from anonratio.instances.base import (
+    _labels_of,
+    finish_verification,
+    lower_bound,
+    register_problem,
+    verify,
+)
+from anonratio.instances.errors import InfeasibleInstanceError, InstanceFormatError
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+__all__ = [
+    "ZipCodesInstance",
+    "PlanarPartitionInstance",
+    "planar_lower_bound",
+    "part_weights",
+]
+
+#: subset-sum bitsets longer than this many bits are skipped (the bound falls back to kappa)
+_MAX_SUBSET_BITS = 20_000_000
+
+
+def _as_weights(graph, weights):
+    nodes = list(graph.nodes)
+    if isinstance(weights, Mapping):
+        missing = [v for v in nodes if v not in weights]
+        if missing:
+            raise InstanceFormatError(f"`weights` has no entry for node {missing[0]!r}")
+        raw = [weights[v] for v in nodes]
+    else:
+        raw = list(np.asarray(weights, dtype=object).reshape(-1)) if weights is not None else []
+        if len(raw) != len(nodes):
+            raise InstanceFormatError(
+                f"`weights` must have one entry per node ({len(nodes)}), got {len(raw)}"
+            )
+    out = np.empty(len(raw), dtype=np.int64)
+    for i, x in enumerate(raw):
+        ok = isinstance(x, Integral | np.integer) and not isinstance(x, bool | np.bool_)
+        if (
+            not ok
+            and isinstance(x, Real)
+            and not isinstance(x, bool | np.bool_)
+            and np.isfinite(x)
+            and float(x).is_integer()
+        ):
+            ok = True  # 2.0 from a float array is the integer 2
+        if not ok:
+            raise InstanceFormatError(
+                f"`weights` must be non-negative integers, got {x!r} at node {nodes[i]!r}"
+            )
+        if x < 0:
+            raise InstanceFormatError(
+                f"`weights` must be non-negative integers, got {x!r} at node {nodes[i]!r}"
+            )
+        out[i] = int(x)
+    return out
+
+
+def _planar_iv(graph, weights, k, positions, check_planarity):
+    if not isinstance(graph, nx.Graph):
+        raise TypeError(f"`graph` must be a networkx.Graph, got {type(graph).__name__}")
+    if graph.is_directed() or graph.is_multigraph():
+        raise InstanceFormatError("`graph` must be a simple undirected networkx.Graph")
+    if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
+        raise ValueError(f"`k` must be an integer >= 1, got {k!r}")
+    n = graph.number_of_nodes()
+    if n == 0:
+        raise InstanceFormatError("`graph` must have at least one node")
+    if not nx.is_connected(graph):
+        c = nx.number_connected_components(graph)
+        raise InstanceFormatError(f"`graph` must be connected, it has {c} connected components")
+    m = graph.number_of_edges() - nx.number_of_selfloops(graph)
+    if n >= 3 and m > 3 * n - 6:
+        raise InstanceFormatError(
+            f"`graph` must be planar: it has {m} edges, more than 3n - 6 = {3 * n - 6}"
+        )
+    if check_planarity and not nx.check_planarity(graph)[0]:
+        raise InstanceFormatError("`graph` must be planar (networkx.check_planarity failed)")
+    w = _as_weights(graph, weights)
+    total = int(w.sum())
+    if total < k:
+        raise InfeasibleInstanceError(
+            f"the total node weight {total} is below k={k}: no part can reach weight k"
+        )
+    pos = None
+    if positions is not None:
+        if isinstance(positions, Mapping):
+            positions = [positions[v] for v in graph.nodes]
+        pos = np.asarray(positions, dtype=float)
+        if pos.shape != (n, 2) or not np.all(np.isfinite(pos)):
+            raise InstanceFormatError(
+                f"`positions` must be finite (x, y) pairs, one per node: shape ({n}, 2), "
+                f"got {pos.shape}"
+            )
+        pos.setflags(write=False)
+    w.setflags(write=False)
+    return w, int(k), pos
+
+
+@register_problem("zip-codes")
+@dataclass(frozen=True, eq=False)
+class ZipCodesInstance:
+    """Partition a connected planar graph into connected parts of weight ``>= k``.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        Connected, planar, simple and undirected. Nodes may have any hashable names; the instance
+        keeps a copy relabelled ``0..n-1`` in the order of ``graph.nodes`` (``node_names`` maps
+        back). Self-loops are dropped.
+    weights : sequence of int or mapping node -> int
+        Non-negative integer weight per node (records with that zip code).
+    k : int
+        Every part must weigh at least ``k >= 1``; needs ``sum(weights) >= k``.
+    positions : array (n, 2) or mapping node -> (x, y), optional
+        Drawing coordinates (kept for plots and serialization only).
+    check_planarity : bool, keyword-only
+        Run ``networkx.check_planarity`` (default). It is the slow part of the validation
+        (about 5 s for 10⁴ nodes); generators of graphs that are planar by construction skip it.
+        Not serialized: :meth:`from_dict` always checks.
+
+    Raises
+    ------
+    InstanceFormatError
+        Disconnected, non-planar, directed or empty graph; negative or non-integer weights.
+    InfeasibleInstanceError
+        Total weight below ``k``.
+    ValueError
+        ``k`` not an integer ``>= 1``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> inst = ZipCodesInstance(nx.path_graph(4), [2, 1, 1, 2], 3)
+    >>> verify(inst, [0, 0, 1, 1]).cost, lower_bound(inst)
+    (3.0, (3.0, 'k'))
+    """
+
+    graph: nx.Graph
+    weights: np.ndarray
+    k: int
+    positions: np.ndarray | None = None
+    check_planarity: bool = field(default=True, kw_only=True, repr=False)
+
+    def __post_init__(self):
+        w, k, pos = _planar_iv(
+            self.graph, self.weights, self.k, self.positions, self.check_planarity
+        )
+        names = tuple(self.graph.nodes)
+        index = {v: i for i, v in enumerate(names)}
+        g = nx.Graph()
+        g.add_nodes_from(range(len(names)))
+        g.add_edges_from((index[u], index[v]) for u, v in self.graph.edges if u != v)
+        g = nx.freeze(g)
+        object.__setattr__(self, "graph", g)
+        object.__setattr__(self, "weights", w)
+        object.__setattr__(self, "k", k)
+        object.__setattr__(self, "positions", pos)
+        object.__setattr__(self, "node_names", names)
+
+    @property
+    def n(self):
+        return len(self.weights)
+
+    @property
+    def params(self):
+        return {"k": self.k}
+
+    @property
+    def total_weight(self):
+        return int(self.weights.sum())
+
+    @property
+    def kappa(self):
+        """``max(k, max_v w_v)``: the paper's lower bound on the optimum (Du et al. 2009, §2)."""
+        return max(self.k, int(self.weights.max()))
+
+    @cached_property
+    def edges(self):
+        """Edges as an int64 array of shape (m, 2), ``u < v``, sorted."""
+        e = np.array(sorted((min(u, v), max(u, v)) for u, v in self.graph.edges), dtype=np.int64)
+        e = e.reshape(-1, 2)
+        e.setflags(write=False)
+        return e
+
+    def to_dict(self):
+        d = {
+            "n": self.n,
+            "edges": self.edges.tolist(),
+            "weights": self.weights.tolist(),
+            "k": self.k,
+        }
+        if self.positions is not None:
+            d["positions"] = self.positions.tolist()
+        return d
+
+    @classmethod
+    def from_dict(cls, d):
+        try:
+            n = int(d["n"])
+            g = nx.Graph()
+            g.add_nodes_from(range(n))
+            g.add_edges_from((int(u), int(v)) for u, v in d["edges"])
+            weights, k = d["weights"], d["k"]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InstanceFormatError(f"malformed zip-codes instance: {exc!r}") from None
+        if g.number_of_nodes() != n:
+            raise InstanceFormatError(f"edges name nodes outside 0..{n - 1}")
+        return cls(g, weights, k, d.get("positions"))
+
+
+# ---------------------------------------------------------------------------------------------
+# verification
+# ---------------------------------------------------------------------------------------------
+def part_weights(instance, labels):
+    """Weight of every part: ``(part_ids, weights)`` for the labels present (sorted ids)."""
+    parts, inv = np.unique(np.asarray(labels), return_inverse=True)
+    return parts, np.bincount(inv, weights=instance.weights, minlength=len(parts)).astype(np.int64)
+
+
+@verify.register
+def _verify_planar(instance: ZipCodesInstance, solution, *, strict=True):
+    labels, violations = _labels_of(solution, instance.n)
+    if labels is None:
+        return finish_verification(violations, None, strict)
+    if np.any(labels < 0):
+        bad = int(np.flatnonzero(labels < 0)[0])
+        violations.append(f"every node needs a part id >= 0 (node {bad} has {labels[bad]})")
+        return finish_verification(violations, None, strict)
+    parts, weight = part_weights(instance, labels)
+    for p, w in zip(parts, weight, strict=True):
+        if w < instance.k:
+            violations.append(f"part {int(p)} weighs {int(w)}, less than k={instance.k}")
+    # a part is connected iff the edges inside parts give it exactly one component
+    e = instance.edges
+    inside = e[labels[e[:, 0]] == labels[e[:, 1]]]
+    adj = coo_matrix(
+        (np.ones(len(inside)), (inside[:, 0], inside[:, 1])), shape=(instance.n, instance.n)
+    )
+    _, comp = connected_components(adj, directed=False)
+    pairs = np.unique(np.stack([labels, comp]), axis=1)
+    ids, n_comp = np.unique(pairs[0], return_counts=True)
+    for p, c in zip(ids[n_comp > 1], n_comp[n_comp > 1], strict=True):
+        violations.append(f"part {int(p)} is not connected ({int(c)} components)")
+    value = float(weight.max()) if not violations else None
+    return finish_verification(violations, value, strict)
+
+
+# ---------------------------------------------------------------------------------------------
+# lower bounds
+# ---------------------------------------------------------------------------------------------
+def _subset_sums(weights, cap):
+    """Bitset (Python int) of the subset sums ``<= cap`` of ``weights`` (bit ``s`` set iff
+    some subset sums to ``s``), by binary splitting of repeated values."""
+    mask = (1 << (cap + 1)) - 1
+    reach = 1
+    values, counts = np.unique(weights[weights > 0], return_counts=True)
+    for x, c in zip(values.tolist(), counts.tolist(), strict=True):
+        step = 1
+        while c > 0:  # 1, 2, 4, ... copies, then the rest: every count 0..c is reachable
+            take = min(step, c)
+            reach = (reach | (reach << (x * take))) & mask
+            c -= take
+            step *= 2
+    return reach
+
+
+def _smallest_at_least(reach, t, cap):
+    """Smallest set bit ``>= t`` of ``reach``; when none is set up to ``cap`` the true value is
+    above ``cap`` (and at least ``t``), so ``max(t, cap + 1)`` is returned."""
+    high = reach >> t
+    if high == 0:
+        return max(t, cap + 1)
+    return t + ((high & -high).bit_length() - 1)
+
+
+def planar_lower_bound(instance):
+    """The best of the bounds in the module docstring: ``(value, source)``.
+
+    Notes
+    -----
+    O(n · (k + 2 max_w) / 64) word operations for the subset-sum bitset (skipped beyond
+    2·10⁷ bits) plus O(m) for the neighbour bound.
+    """
+    w, k = instance.weights, instance.k
+    best, source = k, "k"
+    if int(w.max()) > best:
+        best, source = int(w.max()), "max-weight"
+    s_total = instance.total_weight
+    max_w = int(w.max())
+    cap = k + 2 * max_w  # from any t <= k + max_w, adding items reaches [t, t + max_w) ⊂ [0, cap]
+    if cap > _MAX_SUBSET_BITS:
+        p = s_total // k
+        v = -(-s_total // p)
+        return (v, "part-count") if v > best else (best, source)
+    reach = _subset_sums(w, cap)
+
+    def ss(t):
+        return _smallest_at_least(reach, int(t), cap)
+
+    smallest = ss(k)
+    if smallest > best:
+        best, source = smallest, "subset-sum"
+    p = s_total // smallest  # at most this many parts
+    v = ss(-(-s_total // p))
+    if v > best:
+        best, source = v, "part-count"
+    # a light node shares its part with a neighbour
+    e = instance.edges
+    if len(e):
+        both = np.concatenate([e, e[:, ::-1]])
+        light = w[both[:, 0]] < k
+        both = both[light]
+        if len(both):
+            need = np.maximum(k, w[both[:, 0]] + w[both[:, 1]])
+            uniq, inv = np.unique(need, return_inverse=True)
+            val = np.array([ss(t) for t in uniq.tolist()], dtype=np.int64)[inv]
+            per_node = np.full(instance.n, np.iinfo(np.int64).max)
+            np.minimum.at(per_node, both[:, 0], val)
+            v = int(per_node[per_node < np.iinfo(np.int64).max].max())
+            if v > best:
+                best, source = v, "neighbour"
+    return best, source
+
+
+@lower_bound.register
+def _lower_bound_planar(instance: ZipCodesInstance):
+    """``max(kappa, subset-sum, part-count, neighbour)`` bounds; see the module docstring."""
+    value, source = planar_lower_bound(instance)
+    return float(value), source
+
+
+#: former name, kept so that existing code keeps working
+PlanarPartitionInstance = ZipCodesInstance

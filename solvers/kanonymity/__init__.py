@@ -1,0 +1,49 @@
+"""k-anonymity approximation algorithms (Aggarwal et al. 2005, §4-§6).
+
+``k_anonymize(instance, method=...)`` dispatches on ``method`` through :data:`METHODS`; the
+algorithms themselves are in their modules (``forest.forest``, ``factor_2.one_two_factor``,
+``factor_3.two_factor``).
+"""
+
+from anonratio.instances.validation import dispatch
+
+from . import decompose_component, factor_2, factor_3, forest, min_weight_factor
+
+__all__ = [
+    "k_anonymize",
+    "METHODS",
+    "forest",
+    "factor_2",
+    "factor_3",
+    "decompose_component",
+    "min_weight_factor",
+]
+
+#: method name -> algorithm
+METHODS = {
+    "forest": forest.forest,
+    "factor-2": factor_2.one_two_factor,
+    "factor-3": factor_3.two_factor,
+}
+
+
+def k_anonymize(instance, *, method="forest", seed=None, **kwargs):
+    """Anonymize a :class:`~anonratio.instances.KAnonymityInstance` with an approximation algorithm.
+
+    Parameters
+    ----------
+    instance : KAnonymityInstance
+    method : {"forest", "factor-2", "factor-3"}
+        ``"forest"``: FOREST + DECOMPOSE-COMPONENT, ratio max(2k−1, 3k−5), any k (Aggarwal et al.
+        2005, §4). ``"factor-2"``: minimum-weight [1,2]-factor, k = 2, ratio 1.5 on binary tables
+        and 2 for suppression on any alphabet (§5). ``"factor-3"``: minimum-weight 2-factor and
+        cycle decomposition, k = 3, ratio 2 on binary tables (§6).
+    seed : int, numpy.random.Generator or None
+    **kwargs
+        Passed to the algorithm (e.g. ``time_limit`` for the factor algorithms).
+
+    Returns
+    -------
+    Solution
+    """
+    return dispatch(METHODS, method, instance, seed=seed, **kwargs)
