@@ -199,7 +199,7 @@ def main(argv=None):
     entries = solve_reference(time_limit=args.time_limit, log=lambda s: print(s, flush=True))
     doc = {
         "description": "Reference optima of the fixed benchmark instances of "
-        "anonratio.bench.reference (k-anonymity cost, DESIGN §3.1; Min-Max Bin Covering largest "
+        "anonratio.bench.reference (k-anonymity cost; Min-Max Bin Covering largest "
         "bin, §3.4), proven optimal by every "
         "listed exact solver, verified, and in agreement. Keys are instance content hashes.",
         "instances": entries,

@@ -1,4 +1,4 @@
-"""Summary tables and plots of benchmark results (DESIGN §4).
+"""Summary tables and plots of benchmark results (the results schema: docs/architecture.md).
 
 :func:`summarize` condenses the tidy result rows to one row per (problem, algorithm, k);
 :func:`plot_ratios` draws, for each problem, the empirical approximation ratio against ``k`` for
@@ -104,7 +104,7 @@ def summarize(df):
     Parameters
     ----------
     df : pandas.DataFrame
-        Result rows with the DESIGN §4 columns (``params`` as JSON or dict, or a ``k`` column).
+        Result rows with the schema columns (docs/architecture.md) (``params`` as JSON or dict, or a ``k`` column).
 
     Returns
     -------
@@ -245,7 +245,7 @@ def plot_ratios(df, out_dir):
     Parameters
     ----------
     df : pandas.DataFrame
-        Result rows (DESIGN §4 columns).
+        Result rows (schema columns (docs/architecture.md)).
     out_dir : str or Path
         Created if needed.
 
@@ -371,7 +371,7 @@ def write_report(df, out_dir):
     Parameters
     ----------
     df : pandas.DataFrame
-        Result rows (DESIGN §4 columns).
+        Result rows (schema columns (docs/architecture.md)).
     out_dir : str or Path
 
     Returns

@@ -1,6 +1,6 @@
-"""The results store: one tidy row per run, as Parquet (pyarrow) plus a CSV export (DESIGN §4).
+"""The results store: one tidy row per run, as Parquet (pyarrow) plus a CSV export (the results schema: docs/architecture.md).
 
-Columns come in a stable order: the DESIGN §4 columns first, then the runner's extras
+Columns come in a stable order: the schema columns (docs/architecture.md) first, then the runner's extras
 (:data:`EXTRA_COLUMNS`), then anything else in the order it appeared. Parameters are stored as
 JSON strings, so the files stay flat and both formats read back to the same frame.
 """
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["COLUMNS", "DESIGN_COLUMNS", "EXTRA_COLUMNS", "write_results", "read_results"]
+__all__ = ["COLUMNS", "SCHEMA_COLUMNS", "EXTRA_COLUMNS", "write_results", "read_results"]
 
-#: the DESIGN §4 columns, in order
-DESIGN_COLUMNS = [
+#: the schema columns (docs/architecture.md), in order
+SCHEMA_COLUMNS = [
     "problem",
     "family",
     "instance",
@@ -56,7 +56,7 @@ EXTRA_COLUMNS = [
     "info",
 ]
 
-COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS
+COLUMNS = SCHEMA_COLUMNS + EXTRA_COLUMNS
 
 _FLOAT = [
     "cost",

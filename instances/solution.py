@@ -1,4 +1,4 @@
-"""The one result type every solver returns, exact ones included (DESIGN §2)."""
+"""The one result type every solver returns, exact ones included (docs/architecture.md)."""
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -7,7 +7,7 @@ import numpy as np
 
 __all__ = ["Solution", "STATUSES", "relative_gap"]
 
-#: Run statuses, as in the results schema (DESIGN §4).
+#: Run statuses, as in the results schema (the results schema: docs/architecture.md).
 STATUSES = ("optimal", "feasible", "time_limit", "infeasible", "error", "memory_limit")
 
 

@@ -1,4 +1,4 @@
-"""Tables of quasi-identifiers and their generalization hierarchies (DESIGN §2).
+"""Tables of quasi-identifiers and their generalization hierarchies (docs/architecture.md).
 
 A :class:`Table` holds ``n`` records by ``m`` quasi-identifier (QI) attributes as integer codes,
 with the attribute names, the value labels, an optional :class:`Hierarchy` per attribute, attribute

@@ -1,4 +1,4 @@
-"""Exact Min-Max Bin Covering with CP-SAT (DESIGN §3.4 "Exact"; Du et al. 2009, §4).
+"""Exact Min-Max Bin Covering with CP-SAT (Du et al. 2009, §4).
 
 The model (shared with the ILP in :mod:`anonratio.exact.bin_covering.ilp`) aggregates equal
 sizes: with distinct sizes ``v_t`` occurring ``c_t`` times and bins ``j = 0 .. B-1``,

@@ -1,4 +1,4 @@
-"""Exact rectangle partition of GPS points (DESIGN §3.4 "Exact"; Du et al. 2009, §3).
+"""Exact rectangle partition of GPS points (Du et al. 2009, §3).
 
 The exact models (and the guillotine heuristic) work on the compressed grid of
 :class:`~anonratio.instances.gps_rectangles.instance.GpsRectanglesInstance`: ``nx x ny`` cells, column ``i`` /

@@ -1,4 +1,4 @@
-"""Exact k-anonymity with CP-SAT: set partitioning over groups (DESIGN §3.1 "Exact").
+"""Exact k-anonymity with CP-SAT: set partitioning over groups.
 
 The formulation, its bounds and the solve loop are described in
 :mod:`anonratio.exact.kanonymity.columns`; this module writes each round's set-partitioning

@@ -1,4 +1,4 @@
-"""Exact k-anonymity as an integer program in PuLP, solved by HiGHS or CBC (DESIGN §3.1).
+"""Exact k-anonymity as an integer program in PuLP, solved by HiGHS or CBC.
 
 The formulation, its bounds and the solve loop are described in
 :mod:`anonratio.exact.kanonymity.columns`; this module writes each round's set-partitioning

@@ -1,4 +1,4 @@
-"""Exact connected partition of a planar graph with CP-SAT (DESIGN §3.4; Du et al. 2009, §2).
+"""Exact connected partition of a planar graph with CP-SAT (Du et al. 2009, §2).
 
 Each part is modelled as a tree of the graph rooted at the part's smallest node; the parts'
 weights are computed by a flow that every node sends to its root. With ``A`` the arcs ``u -> v``
@@ -155,7 +155,7 @@ def solve_cpsat(
     -----
     ``O(m)`` Booleans and integers (``2m`` arcs) plus ``O(n)`` node variables; exponential time
     in the worst case (NP-hard already for unit weights and ``k = 3``, Du et al. 2009, §2). In
-    practice small graphs only (DESIGN: ≤ 40 nodes).
+    practice small graphs only (about 40 nodes at most).
 
     References
     ----------

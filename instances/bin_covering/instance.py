@@ -1,4 +1,4 @@
-"""Min-Max Bin Covering: single-attribute generalization of unordered labels (DESIGN §3.4).
+"""Min-Max Bin Covering: single-attribute generalization of unordered labels.
 
 Du, Eppstein, Goodrich and Lueker (WADS 2009, §4) model k-anonymization of one attribute with
 unordered labels as *Min-Max Bin Covering*: the items are the labels, an item's size ``x_i`` is the

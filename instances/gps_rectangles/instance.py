@@ -1,4 +1,4 @@
-"""GPS points: partition of the bounding box into axis-aligned rectangles (DESIGN §3.4).
+"""GPS points: partition of the bounding box into axis-aligned rectangles.
 
 Du, Eppstein, Goodrich and Lueker (WADS 2009, §3) generalize a single quasi-identifier that is a
 point of the plane by *rectangles*: the bounding box of the points is partitioned into

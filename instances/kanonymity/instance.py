@@ -1,4 +1,4 @@
-"""k-anonymity by suppression or generalization (DESIGN §3.1; Aggarwal et al. 2005).
+"""k-anonymity by suppression or generalization (Aggarwal et al. 2005).
 
 A partition of the records is feasible when every group has at least ``k`` records (records
 labelled ``-1`` are deleted, where row deletion is allowed). Inside a group, attribute ``j`` is

@@ -1,4 +1,4 @@
-"""Publish a k-anonymous table: QI cells generalized to their group's level (DESIGN §3.1)."""
+"""Publish a k-anonymous table: QI cells generalized to their group's level."""
 
 import numpy as np
 import pandas as pd

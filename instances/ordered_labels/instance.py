@@ -1,4 +1,4 @@
-"""Ordered labels: cut an ordered domain into consecutive intervals (DESIGN §3.4).
+"""Ordered labels: cut an ordered domain into consecutive intervals.
 
 The labels of a single quasi-identifying attribute come from an ordered universe (ages, dates,
 numeric codes); ``sizes[i]`` is the number of records with the ``i``-th label in that order. A

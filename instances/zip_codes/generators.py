@@ -1,4 +1,4 @@
-"""Zip-code instances: Delaunay triangulations, grids and planted partitions (DESIGN §3.4).
+"""Zip-code instances: Delaunay triangulations, grids and planted partitions.
 
 Every generator takes ``seed`` (int, :class:`numpy.random.Generator` or ``None``), converts it once
 with :func:`numpy.random.default_rng` and touches no global random state. Graphs that are planar by

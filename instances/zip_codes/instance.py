@@ -1,4 +1,4 @@
-"""Zip codes: connected partition of a planar graph (DESIGN §3.4; Du et al. 2009, §2).
+"""Zip codes: connected partition of a planar graph (Du et al. 2009, §2).
 
 Each node of a connected planar graph is a zip code; its non-negative integer weight is the number
 of records carrying it. A feasible generalization partitions the nodes into parts that induce

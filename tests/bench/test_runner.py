@@ -18,7 +18,7 @@ from anonratio.bench.runner import (
     run_instance,
     sweep,
 )
-from anonratio.bench.store import DESIGN_COLUMNS
+from anonratio.bench.store import SCHEMA_COLUMNS
 from anonratio.instances import KAnonymityInstance, Solution, Table, instance_id, lower_bound
 
 
@@ -68,7 +68,7 @@ def test_run_instance_row_with_stand_in(monkeypatch):
     _register(monkeypatch, "one-group", _one_group)
     inst = _instance(k=3, n=9)
     row = run_instance(inst, "one-group", seed=5, meta={"family": "hand", "seed": 11})
-    assert set(DESIGN_COLUMNS) <= set(row)
+    assert set(SCHEMA_COLUMNS) <= set(row)
     assert row["status"] == "feasible" and row["verified"] is True
     # one group of everything: every differing attribute is suppressed for all 9 records
     differ = int((inst.table.codes.min(axis=0) != inst.table.codes.max(axis=0)).sum())
@@ -88,7 +88,7 @@ def test_run_instance_each_algorithm(name):
     k = {"factor-2": 2, "factor-3": 3}.get(name, 3)
     inst = _instance(k=k, n=9, m=4, seed=2)
     row = run_instance(inst, name, seed=1, time_limit=20)
-    assert set(DESIGN_COLUMNS) <= set(row)
+    assert set(SCHEMA_COLUMNS) <= set(row)
     assert row["error"] is None or "objective" not in row["error"], row["error"]
     assert row["verified"] is True, row["error"]
     assert row["status"] == ("optimal" if REGISTRY[name].kind == "exact" else "feasible")

@@ -4,7 +4,7 @@ import math
 
 import pandas as pd
 import pytest
-from anonratio.bench.store import COLUMNS, DESIGN_COLUMNS, read_results, write_results
+from anonratio.bench.store import COLUMNS, SCHEMA_COLUMNS, read_results, write_results
 
 
 def _frame():
@@ -57,8 +57,8 @@ def _frame():
 
 
 def test_column_order_design_first():
-    assert COLUMNS[: len(DESIGN_COLUMNS)] == DESIGN_COLUMNS
-    assert DESIGN_COLUMNS[:5] == ["problem", "family", "instance", "n", "params"]
+    assert COLUMNS[: len(SCHEMA_COLUMNS)] == SCHEMA_COLUMNS
+    assert SCHEMA_COLUMNS[:5] == ["problem", "family", "instance", "n", "params"]
     assert len(set(COLUMNS)) == len(COLUMNS)
 
 
