@@ -8,6 +8,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from functools import singledispatch
+from typing import Any, ClassVar
 
 import numpy as np
 from anonratio.instances.errors import InfeasibleSolutionError, InstanceFormatError
@@ -39,6 +40,13 @@ class Verification:
     feasible: bool
     cost: float | None
     violations: list = field(default_factory=list)
+
+    #: problem-specific fields that go into a result row (subclasses name theirs)
+    COLUMNS: ClassVar[tuple[str, ...]] = ()
+
+    def columns(self) -> dict[str, Any]:
+        """The problem-specific result columns of this verification (``{}`` for most problems)."""
+        return {name: getattr(self, name) for name in self.COLUMNS}
 
 
 def _labels_of(solution, n):

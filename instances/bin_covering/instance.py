@@ -13,6 +13,7 @@ against that floor (*relaxed mode*) and says so in its result (:class:`BinCoveri
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 import numpy as np
 from anonratio.instances.base import (
@@ -172,6 +173,16 @@ class BinCoveringVerification(Verification):
     min_load_ratio: float | None = None
     overfull_ratio: float | None = None
     strictly_feasible: bool = False
+
+    #: the result columns: relaxed mode, whether every bin reaches k, the lightest bin / k,
+    #: Figure 7's overfull ratio and the number of bins
+    COLUMNS: ClassVar[tuple[str, ...]] = (
+        "relaxed",
+        "strictly_feasible",
+        "min_load_ratio",
+        "overfull_ratio",
+        "n_bins",
+    )
 
 
 def bin_loads(instance, labels):
