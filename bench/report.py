@@ -104,7 +104,8 @@ def summarize(df):
     Parameters
     ----------
     df : pandas.DataFrame
-        Result rows with the schema columns (docs/architecture.md) (``params`` as JSON or dict, or a ``k`` column).
+        Result rows with the schema columns (docs/architecture.md) (``params`` as JSON or dict, or a
+        ``k`` column).
 
     Returns
     -------

@@ -1,4 +1,5 @@
-"""Run algorithms on instances and turn every run into one verified result row (the results schema: docs/architecture.md).
+"""Run algorithms on instances and turn every run into one verified result row (the results schema:
+docs/architecture.md).
 
 * :func:`run_instance` runs one registered algorithm on one instance, times it, measures its peak
   memory, re-verifies the solution with :func:`anonratio.instances.verify` (the solver's own
@@ -331,7 +332,8 @@ def run_instance(instance, algorithm, *, seed=0, time_limit=60.0, family="file",
     Returns
     -------
     dict
-        One row with every schema column (docs/architecture.md) (per-instance ones such as ``optimum`` and
+        One row with every schema column (docs/architecture.md; per-instance ones such as
+        ``optimum`` and
         ``ratio`` are filled by :func:`finalize`), plus ``k``, ``m``, ``instance_seed``,
         ``family_params``, ``time_limit``, ``objective`` (the solver's own claim),
         ``known_optimum``, ``run_lower_bound(_source)``, ``error`` and ``info``. ``guarantee``

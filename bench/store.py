@@ -1,6 +1,7 @@
-"""The results store: one tidy row per run, as Parquet (pyarrow) plus a CSV export (the results schema: docs/architecture.md).
+"""The results store: one tidy row per run, as Parquet (pyarrow) plus a CSV export (the results
+schema: docs/architecture.md).
 
-Columns come in a stable order: the schema columns (docs/architecture.md) first, then the runner's extras
+Columns come in a stable order: the schema columns first, then the runner's extras
 (:data:`EXTRA_COLUMNS`), then anything else in the order it appeared. Parameters are stored as
 JSON strings, so the files stay flat and both formats read back to the same frame.
 """

@@ -1,10 +1,11 @@
 """Read tables and ARX generalization hierarchies from CSV files; locate the real data sets.
 
-Hierarchies use the ARX CSV format (docs/architecture.md): no header, one row per original value, column ``i``
-the value's generalization at level ``i``, the last column ``*``, ``;``-separated. Tables are CSV
-files with a header row, ``;`` or ``,`` separated (sniffed from the header). Real data sets live
-outside the package, in the folder named by the environment variable ``ANONRATIO_DATASETS``
-(e.g. ``$ANONRATIO_DATASETS/adult/``, the UCI Adult extract distributed with ARX).
+Hierarchies use the ARX CSV format (docs/architecture.md): no header, one row per original value,
+column ``i`` the value's generalization at level ``i``, the last column ``*``, ``;``-separated.
+Tables are CSV files with a header row, ``;`` or ``,`` separated (sniffed from the header). Real
+data sets live outside the package, in the folder named by the environment variable
+``ANONRATIO_DATASETS`` (e.g. ``$ANONRATIO_DATASETS/adult/``, the UCI Adult extract distributed with
+ARX).
 """
 
 import csv

@@ -1,11 +1,11 @@
 """Exact rectangle partition of GPS points (Du et al. 2009, §3).
 
 The exact models (and the guillotine heuristic) work on the compressed grid of
-:class:`~anonratio.instances.gps_rectangles.instance.GpsRectanglesInstance`: ``nx x ny`` cells, column ``i`` /
-row ``j`` holding the ``i``-th distinct x / ``j``-th distinct y, edges at the midpoints between
-them. Every tiling of the box can be moved onto that grid without changing which points each
-rectangle holds (module notes of :mod:`anonratio.instances.gps_rectangles.instance`), so optimizing over grid-aligned
-rectangles is exact.
+:class:`~anonratio.instances.gps_rectangles.instance.GpsRectanglesInstance`: ``nx x ny`` cells,
+column ``i`` / row ``j`` holding the ``i``-th distinct x / ``j``-th distinct y, edges at the
+midpoints between them. Every tiling of the box can be moved onto that grid without changing which
+points each rectangle holds (module notes of :mod:`anonratio.instances.gps_rectangles.instance`), so
+optimizing over grid-aligned rectangles is exact.
 
 * :func:`solve_cpsat` — CP-SAT with ``NoOverlap2D``: ``B = min(floor(W/k), #points of positive
   weight)`` optional rectangle slots; slot ``r`` has a presence literal, x/y start and size
@@ -18,8 +18,8 @@ rectangles is exact.
   :mod:`anonratio.exact.gps_rectangles.ilp`) — an ILP over candidate rectangles (every grid
   rectangle of weight in ``[k, U]``, ``U`` an upper bound): choose candidates covering every cell
   exactly once, ``T >= weight_r x_r``, minimize ``T``. ``O(nx^2 ny^2)`` candidates.
-* :func:`anonratio.solvers.gps_rectangles.guillotine.guillotine` (a heuristic, in ``solvers``) — the best *guillotine* partition (recursive straight cuts, as kd-tree
-  splitting makes) by dynamic programming over all grid sub-rectangles. It is an upper bound on
+* :func:`anonratio.solvers.gps_rectangles.guillotine.guillotine` (a heuristic, in ``solvers``) —
+  the best *guillotine* partition (recursive straight cuts, as kd-tree splitting makes) by dynamic programming over all grid sub-rectangles. It is an upper bound on
   the optimum, equal to it when ``W < 5k`` (at most four rectangles, and every partition into at
   most four rectangles is guillotine: the smallest non-guillotine one is the five-rectangle
   pinwheel).

@@ -1,7 +1,7 @@
 """Exact rectangle partition of GPS points as an ILP over candidate rectangles (PuLP).
 
-The set-partitioning model described in :mod:`anonratio.exact.gps_rectangles.cpsat`: one binary per grid
-rectangle of weight in ``[k, U]``, every cell of the compressed grid covered exactly once, the
+The set-partitioning model described in :mod:`anonratio.exact.gps_rectangles.cpsat`: one binary per
+grid rectangle of weight in ``[k, U]``, every cell of the compressed grid covered exactly once, the
 objective ``T`` above every chosen rectangle's weight. Solved with HiGHS or CBC through
 :func:`~anonratio.exact.run.run_pulp`.
 """
@@ -35,8 +35,8 @@ def _candidates(grid, k, ub):
 def solve_ilp(instance, *, solver="highs", time_limit=60.0, seed=0, threads=1, hint=None):
     """Optimal rectangle partition as a set-partitioning ILP over candidate rectangles.
 
-    Same contract as :func:`~anonratio.exact.gps_rectangles.cpsat.solve_cpsat`; ``status="optimal"`` only
-    when the solver's bound proves it. Binary ``x_r`` per candidate grid rectangle of weight in
+    Same contract as :func:`~anonratio.exact.gps_rectangles.cpsat.solve_cpsat`; ``status="optimal"``
+    only when the solver's bound proves it. Binary ``x_r`` per candidate grid rectangle of weight in
     ``[k, U]``; every cell is covered by exactly one chosen candidate; ``T >= weight_r x_r``;
     minimize ``T``.
 

@@ -125,9 +125,9 @@ _DOC = """Minimum-cost k-anonymous partition with {name} via PuLP (suppression o
     Returns
     -------
     Solution
-        ``algorithm="kanon-{algo}"``; ``info`` holds ``n_variables``, ``n_constraints`` (last round),
-        ``n_columns``, ``lp_bound``, ``nn_bound``, ``start_cost``, ``rounds``, ``nodes`` and the
-        solver's status text; ``status="memory_limit"`` when the instance has too many unique
+        ``algorithm="kanon-{algo}"``; ``info`` holds ``n_variables``, ``n_constraints`` (last
+        round), ``n_columns``, ``lp_bound``, ``nn_bound``, ``start_cost``, ``rounds``, ``nodes`` and
+        the solver's status text; ``status="memory_limit"`` when the instance has too many unique
         records for the pairwise tables.
 
     Raises

@@ -1,4 +1,5 @@
-"""Min-Max Bin Covering (Du et al. 2009, §4): the instance, its verifier and lower bound, and the generators (uniform, Zipf, 3-Partition, 1990 Census names)."""
+"""Min-Max Bin Covering (Du et al. 2009, §4): the instance, its verifier and lower bound, and the
+generators (uniform, Zipf, 3-Partition, 1990 Census names)."""
 
 from .generators import (
     CENSUS_FILES,

@@ -1,4 +1,5 @@
-"""GPS rectangles (Du et al. 2009, §3): weighted points and axis-aligned rectangles tiling their box; the instance, its verifier and lower bound, and the generators and gadgets."""
+"""GPS rectangles (Du et al. 2009, §3): weighted points and axis-aligned rectangles tiling their
+box; the instance, its verifier and lower bound, and the generators and gadgets."""
 
 from .generators import clustered_points, cross_gadget, pinwheel_gadget, uniform_points
 from .grid import (

@@ -17,9 +17,10 @@
   is optimal among guillotine partitions here, and guillotine partitions lose a factor
   ``(2k - 1) / k``).
 
-Each generator returns a :class:`~anonratio.instances.gps_rectangles.instance.GpsRectanglesInstance`; the
-gadgets return ``(instance, meta)`` with the known ``optimum``, the kd-tree cost, a description,
-and a witness partition (``witness_labels``, ``witness_rectangles``) of cost ``optimum``.
+Each generator returns a
+:class:`~anonratio.instances.gps_rectangles.instance.GpsRectanglesInstance`; the gadgets return
+``(instance, meta)`` with the known ``optimum``, the kd-tree cost, a description, and a witness
+partition (``witness_labels``, ``witness_rectangles``) of cost ``optimum``.
 """
 
 import numpy as np
@@ -140,8 +141,8 @@ def pinwheel_gadget(k):
     ``[0.5, 1.5] x [-0.5, 1.5]`` (E + NE), ``[-0.5, 1.5] x [-1.5, -0.5]`` (S + SE),
     ``[-1.5, -0.5] x [-1.5, 0.5]`` (W + SW) and the centre square ``[-0.5, 0.5]^2`` weighs ``k``
     everywhere. It is not guillotine (no line crosses the box without cutting a rectangle), and no
-    guillotine partition reaches ``k``. :func:`~anonratio.solvers.gps_rectangles.kdtree_split.kdtree_split`
-    (default rule) cuts off W + its helpers (``k + 1``), then S + SE helper (``k``), then
+    guillotine partition reaches ``k``.
+    :func:`~anonratio.solvers.gps_rectangles.kdtree_split.kdtree_split` (default rule) cuts off W + its helpers (``k + 1``), then S + SE helper (``k``), then
     E + NE helper (``k``), and keeps N + centre: ``2k - 1``. ``k >= 2``.
 
     Returns

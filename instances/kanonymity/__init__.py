@@ -1,4 +1,5 @@
-"""k-anonymity (Aggarwal et al. 2005): the instance, its verifier and lower bound, table generators, hardness gadgets and the publisher of a k-anonymous table
+"""k-anonymity (Aggarwal et al. 2005): the instance, its verifier and lower bound, table generators,
+hardness gadgets and the publisher of a k-anonymous table
 (:func:`anonratio.instances.kanonymity.publish.publish`)."""
 
 from .gadgets import (

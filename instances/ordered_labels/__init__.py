@@ -1,4 +1,5 @@
-"""Ordered labels (Du et al. 2009, §4 remark): consecutive intervals of an ordered domain; the instance, its verifier and lower bound, and the generator."""
+"""Ordered labels (Du et al. 2009, §4 remark): consecutive intervals of an ordered domain; the
+instance, its verifier and lower bound, and the generator."""
 
 from .generators import ordered_random_instance, ordered_random_sizes
 from .instance import (

@@ -5,7 +5,8 @@ numeric codes); ``sizes[i]`` is the number of records with the ``i``-th label in
 feasible generalization cuts the sequence into consecutive intervals of weight at least ``k``; the
 objective is the weight of the heaviest interval (minimized). Du, Eppstein, Goodrich and Lueker
 (2009, §4) remark that this one-dimensional problem is solvable optimally by a simple greedy
-algorithm; :mod:`anonratio.exact.ordered_labels.ordered_greedy` implements a provably optimal method.
+algorithm; :mod:`anonratio.exact.ordered_labels.ordered_greedy` implements a provably optimal
+method.
 
 Labels give the interval id per item; every id must occupy one run of consecutive positions.
 

@@ -1,4 +1,5 @@
-"""Zip codes (Du et al. 2009, §2): connected parts of a node-weighted planar graph; the instance, its verifier and lower bound, and the Delaunay, grid and planted generators."""
+"""Zip codes (Du et al. 2009, §2): connected parts of a node-weighted planar graph; the instance,
+its verifier and lower bound, and the Delaunay, grid and planted generators."""
 
 from .generators import (
     WEIGHT_KINDS,

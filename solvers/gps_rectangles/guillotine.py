@@ -78,11 +78,11 @@ def guillotine(instance, *, time_limit=60.0):
     splitting makes one). The DP returns one whose heaviest rectangle is least among all guillotine
     partitions with every piece of weight ``>= k``. That is an *upper bound* on the optimum of the
     rectangle-partition problem, which may need non-guillotine partitions (the pinwheel of
-    :func:`~anonratio.instances.gps_rectangles.generators.pinwheel_gadget`). The run's ``status`` speaks about the
-    general problem: ``optimal`` when the result is proven optimal for it — it meets the lower
-    bound ``max(k, max w, ceil(W / floor(W/k)))``, or ``W < 5k`` (at most four rectangles exist,
-    and every partition into at most four rectangles is guillotine) — else ``feasible``, with
-    ``info["guillotine_optimal"] = True`` in both cases.
+    :func:`~anonratio.instances.gps_rectangles.generators.pinwheel_gadget`). The run's ``status``
+    speaks about the general problem: ``optimal`` when the result is proven optimal for it — it
+    meets the lower bound ``max(k, max w, ceil(W / floor(W/k)))``, or ``W < 5k`` (at most four
+    rectangles exist, and every partition into at most four rectangles is guillotine) — else
+    ``feasible``, with ``info["guillotine_optimal"] = True`` in both cases.
 
     Parameters
     ----------

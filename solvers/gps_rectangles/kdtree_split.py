@@ -78,8 +78,9 @@ def kdtree_split(instance, *, axis="alternate"):
     Recursively cuts the bounding box with axis-parallel lines while both sides keep weight at
     least ``k``; the uncuttable rectangles are the answer. The bound holds for every admissible
     cut order (see the module docstring for the proof); the worst case ``5k - 4`` is attained by
-    the cross of :func:`~anonratio.instances.gps_rectangles.generators.cross_gadget`. Cuts run on the compressed
-    grid (midpoints between consecutive distinct coordinates), so no edge passes through a point.
+    the cross of :func:`~anonratio.instances.gps_rectangles.generators.cross_gadget`. Cuts run on
+    the compressed grid (midpoints between consecutive distinct coordinates), so no edge passes
+    through a point.
 
     Parameters
     ----------

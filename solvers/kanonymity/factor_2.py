@@ -17,8 +17,8 @@ still a [1,2]-factor of weight <= c_OFAC, i.e. a minimum one whose components ar
 cluster of the 2-path left after dropping its heaviest edge.
 
 Duplicates. Identical records stay separate vertices joined by 0-weight edges (grouping copies up
-front is not provably harmless, see :mod:`anonratio.solvers.kanonymity.min_weight_factor`); distances are computed on
-the unique rows and expanded by index.
+front is not provably harmless, see :mod:`anonratio.solvers.kanonymity.min_weight_factor`);
+distances are computed on the unique rows and expanded by index.
 """
 
 import time
@@ -99,9 +99,9 @@ def one_two_factor(instance, *, seed=None, time_limit=None):
     Notes
     -----
     O(u² m) for the distances over the u unique rows and O(n²) memory, then the exact factor ILP
-    (:func:`~anonratio.solvers.kanonymity.min_weight_factor.min_weight_factor`; worst-case exponential, about a second
-    for n = 150 and a few seconds for n = 500 random binary records), then O(n m) to split the
-    components and verify.
+    (:func:`~anonratio.solvers.kanonymity.min_weight_factor.min_weight_factor`; worst-case
+    exponential, about a second for n = 150 and a few seconds for n = 500 random binary records),
+    then O(n m) to split the components and verify.
 
     References
     ----------

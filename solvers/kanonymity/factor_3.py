@@ -23,8 +23,8 @@ Lemma 11 holds for any alphabet (and any hierarchy, as ``w`` is then a sum of ul
 Lemma 10 needs a binary alphabet.
 
 Duplicates. Identical records stay separate vertices joined by 0-weight edges (grouping copies up
-front is not provably harmless, see :mod:`anonratio.solvers.kanonymity.min_weight_factor`); distances are computed on
-the unique rows and expanded by index.
+front is not provably harmless, see :mod:`anonratio.solvers.kanonymity.min_weight_factor`);
+distances are computed on the unique rows and expanded by index.
 """
 
 import time
@@ -112,9 +112,9 @@ def two_factor(instance, *, seed=None, time_limit=None, select="cost"):
     Notes
     -----
     O(u² m) for distances over the u unique rows and O(n²) memory, the exact 2-factor ILP
-    (:func:`~anonratio.solvers.kanonymity.min_weight_factor.min_weight_factor`; worst-case exponential, a second or two
-    for n = 150 random binary records), then O(L² / 6) candidate evaluations per cycle of length L
-    (O(1) each, by prefix sums) plus O(L m) cluster costs.
+    (:func:`~anonratio.solvers.kanonymity.min_weight_factor.min_weight_factor`; worst-case
+    exponential, a second or two for n = 150 random binary records), then O(L² / 6) candidate
+    evaluations per cycle of length L (O(1) each, by prefix sums) plus O(L m) cluster costs.
 
     References
     ----------

@@ -9,7 +9,8 @@ weighs ``w(a, b) = sum_j w_j h_ab(j) / l_j`` (``h_ab(j)``: the lowest level at w
    outside the tree — here the nearest such one. Every vertex pays for at most one edge, no longer
    than its distance to its ``(k − 1)``-th nearest neighbour, which it pays in any solution:
    the forest weighs at most OPT (Lemma 3).
-2. DECOMPOSE-COMPONENT (§4.2, :mod:`anonratio.solvers.kanonymity.decompose_component`) cuts every tree into parts of
+2. DECOMPOSE-COMPONENT (§4.2, :mod:`anonratio.solvers.kanonymity.decompose_component`) cuts every
+tree into parts of
    ``k .. L = max(2k − 1, 3k − 5)`` records, using Steiner vertices, without adding edge weight.
 
 A part costs at most its size times its edge weight (the path between two records bounds every
