@@ -19,8 +19,9 @@ optimizing over grid-aligned rectangles is exact.
   rectangle of weight in ``[k, U]``, ``U`` an upper bound): choose candidates covering every cell
   exactly once, ``T >= weight_r x_r``, minimize ``T``. ``O(nx^2 ny^2)`` candidates.
 * :func:`anonratio.solvers.gps_rectangles.guillotine.guillotine` (a heuristic, in ``solvers``) —
-  the best *guillotine* partition (recursive straight cuts, as kd-tree splitting makes) by dynamic programming over all grid sub-rectangles. It is an upper bound on
-  the optimum, equal to it when ``W < 5k`` (at most four rectangles, and every partition into at
+  the best *guillotine* partition (recursive straight cuts, as kd-tree splitting makes) by
+  dynamic programming over all grid sub-rectangles. It is an upper bound on the optimum, equal
+  to it when ``W < 5k`` (at most four rectangles, and every partition into at
   most four rectangles is guillotine: the smallest non-guillotine one is the five-rectangle
   pinwheel).
 
