@@ -143,7 +143,8 @@ def pinwheel_gadget(k):
     everywhere. It is not guillotine (no line crosses the box without cutting a rectangle), and no
     guillotine partition reaches ``k``.
     :func:`~anonratio.solvers.gps_rectangles.kdtree_split.kdtree_split` (default rule) cuts off
-    W + its helpers (``k + 1``), then S + SE helper (``k``), then E + NE helper (``k``), and keeps N + centre: ``2k - 1``. ``k >= 2``.
+    W + its helpers (``k + 1``), then S + SE helper (``k``), then E + NE helper (``k``), and keeps
+    N + centre: ``2k - 1``. ``k >= 2``.
 
     Returns
     -------
