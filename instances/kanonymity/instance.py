@@ -108,6 +108,27 @@ class KAnonymityInstance:
         w = self.table.weights
         return tuple(w[j] * h.common_levels() / h.height for j, h in enumerate(self.hierarchies))
 
+    @cached_property
+    def unique_records(self):
+        """``(unique, inverse, counts)`` of the table's QI rows (:meth:`Table.unique_records`),
+        computed once per instance; the arrays are read-only."""
+        out = self.table.unique_records()
+        for array in out:
+            array.setflags(write=False)
+        return out
+
+    def neighbor_table(self, n_neighbors):
+        """:func:`nearest_neighbors` of the unique records, computed once per instance and
+        ``n_neighbors``: the lower bound and FOREST share it in a run. Read-only arrays."""
+        cache = self.__dict__.setdefault("_neighbor_tables", {})
+        q = int(n_neighbors)
+        if q not in cache:
+            index, dist = nearest_neighbors(self, q, self.unique_records[0])
+            index.setflags(write=False)
+            dist.setflags(write=False)
+            cache[q] = (index, dist)
+        return cache[q]
+
     @property
     def deletion_cost(self):
         """Cost of deleting one record: ``sum_j w_j``."""
@@ -315,12 +336,15 @@ def _lower_bound_kanonymity(instance: KAnonymityInstance):
 
 def kanonymity_lower_bound(instance, unique=None, counts=None, neighbors=None):
     """The nearest-neighbour bound; pass ``neighbors=(index, dist)`` to reuse a k-NN table."""
-    if unique is None:
-        unique, _, counts = instance.table.unique_records()
+    shared = unique is None  # the instance's own unique records: reuse its k-NN table
+    if shared:
+        unique, _, counts = instance.unique_records
     k = instance.k
     need = k - counts  # other (non-identical) records each unique record must still meet
     if not np.any(need > 0):
         return 0.0
+    if neighbors is None:
+        neighbors = instance.neighbor_table(k - 1) if shared else None
     index, dist = neighbors if neighbors is not None else nearest_neighbors(instance, k - 1, unique)
     # the (need)-th nearest non-identical record, counting neighbours with multiplicity
     reach = np.cumsum(counts[index], axis=1)

@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 from anonratio.instances import KAnonymityInstance, Solution, verify
-from anonratio.instances.kanonymity.instance import kanonymity_lower_bound, nearest_neighbors
+from anonratio.instances.kanonymity.instance import kanonymity_lower_bound
 from anonratio.solvers.kanonymity.decompose_component import decompose_forest, max_component_size
 
 __all__ = ["forest", "forest_guarantee", "build_forest"]
@@ -187,8 +187,8 @@ def forest(instance, *, seed=None):
     seed = _forest_iv(instance, seed)
     start = time.perf_counter()
     k = instance.k
-    unique, inverse, counts = instance.table.unique_records()
-    index, dist = nearest_neighbors(instance, k - 1, unique)
+    unique, inverse, counts = instance.unique_records
+    index, dist = instance.neighbor_table(k - 1)  # shared with the lower bound of the run
     parent, weight = build_forest(counts, index, dist, k)
     dec = decompose_forest(parent.tolist(), counts.tolist(), k)
 
@@ -209,7 +209,7 @@ def forest(instance, *, seed=None):
     owned = edge_part >= 0
     part_weight = np.bincount(edge_part[owned], weights=weight[owned], minlength=len(sizes))
     cost = verify(instance, labels).cost
-    lb = kanonymity_lower_bound(instance, unique, counts, neighbors=(index, dist))
+    lb = kanonymity_lower_bound(instance)
     info = {
         "forest_weight": float(weight.sum()),
         "cost_bound": float(sizes @ part_weight),

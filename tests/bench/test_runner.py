@@ -403,3 +403,20 @@ def test_peak_memory_counts_the_run(monkeypatch):
     row = run_instance(_instance(), "hungry")
     assert row["verified"] is True
     assert 80 <= row["peak_mb"] < 1000
+
+
+def test_forest_run_computes_the_neighbour_table_once(monkeypatch):
+    """The lower bound and FOREST share the instance's k-NN table within one run."""
+    from anonratio.instances.kanonymity import instance as kanonymity_module
+
+    calls = []
+    real = kanonymity_module.nearest_neighbors
+
+    def counting(*args, **kwargs):
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(kanonymity_module, "nearest_neighbors", counting)
+    row = run_instance(_instance(k=3), "forest")
+    assert row["verified"] is True and row["run_lower_bound"] > 0
+    assert calls == [2]
