@@ -1,0 +1,122 @@
+"""The layers and their import rules (docs/architecture.md), read from the source with ``ast``.
+
+* ``instances`` imports none of ``solvers``, ``exact``, ``bench``;
+* ``exact`` imports neither ``solvers`` nor ``bench``; ``solvers`` does not import ``bench``
+  (it may use ``exact``'s model runner);
+* no import cycle between modules, function-level imports included;
+* every problem has the same name in every layer that has something for it.
+"""
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = ("instances", "solvers", "exact", "bench")
+
+#: layer -> the layers it must not import
+FORBIDDEN = {
+    "instances": {"solvers", "exact", "bench"},
+    "exact": {"solvers", "bench"},
+    "solvers": {"bench"},
+    "bench": set(),
+}
+
+PROBLEMS = ("kanonymity", "bin_covering", "zip_codes", "gps_rectangles", "ordered_labels")
+
+
+def _module_name(path):
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(["anonratio", *parts])
+
+
+def _modules():
+    out = {}
+    for layer in LAYERS:
+        for path in sorted((ROOT / layer).rglob("*.py")):
+            out[_module_name(path)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _resolve(module, node, is_package):
+    """Absolute module names an import statement of ``module`` refers to."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    base = module if is_package else module.rsplit(".", 1)[0]
+    for _ in range(node.level - 1):
+        base = base.rsplit(".", 1)[0]
+    target = node.module or ""
+    if node.level:
+        target = f"{base}.{target}" if target else base
+    # `from package import submodule` imports the submodule
+    subs = [f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in MODULES]
+    return [target, *subs]
+
+
+def _imports():
+    graph = nx.DiGraph()
+    for module, path in MODULES.items():
+        graph.add_node(module)
+        tree = ast.parse(path.read_text(), filename=str(path))
+        is_package = path.name == "__init__.py"
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                for target in _resolve(module, node, is_package):
+                    if target in MODULES and target != module:
+                        graph.add_edge(module, target, line=node.lineno)
+    return graph
+
+
+GRAPH = _imports()
+
+
+def _layer(module):
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def test_the_graph_is_read():
+    """The scan sees the real structure (so the rules below are not vacuous)."""
+    assert len(MODULES) > 80
+    assert GRAPH.has_edge("anonratio.bench.registry", "anonratio.bench.problems")
+    assert GRAPH.has_edge("anonratio.solvers.kanonymity.forest", "anonratio.instances")
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_layer_imports(layer):
+    bad = [
+        f"{a} imports {b} (line {GRAPH.edges[a, b]['line']})"
+        for a, b in GRAPH.edges
+        if _layer(a) == layer and _layer(b) in FORBIDDEN[layer]
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_no_import_cycles():
+    cycles = list(nx.simple_cycles(GRAPH))
+    shown = [" -> ".join([*c, c[0]]) for c in cycles[:10]]
+    assert not cycles, "import cycles:\n" + "\n".join(shown)
+
+
+def test_one_name_per_problem_in_every_layer():
+    from anonratio.bench.problems import PROBLEMS as MODULES_BY_PROBLEM
+
+    names = {m.__name__.rsplit(".", 1)[1] for m in MODULES_BY_PROBLEM}
+    assert names == set(PROBLEMS)
+    for layer in ("instances", "solvers", "exact"):
+        present = {p.name for p in (ROOT / layer).iterdir() if (p / "__init__.py").exists()}
+        assert present <= set(PROBLEMS), f"{layer}: {sorted(present - set(PROBLEMS))}"
+    for problem in PROBLEMS:
+        assert (ROOT / "instances" / problem / "__init__.py").exists()
+
+
+def test_no_module_over_500_lines():
+    long = {m: n for m, p in MODULES.items() if (n := len(p.read_text().splitlines())) > 500}
+    assert not long, long
