@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 from anonratio.instances import Solution
+from anonratio.instances.validation import check_int, check_random_state
 
 __all__ = [
     "Algorithm",
@@ -143,7 +144,7 @@ _TRUE = {"true", "1", "yes", "on", "y", "t"}
 _FALSE = {"false", "0", "no", "off", "n", "f"}
 
 
-def coerce_param(name, value, default):
+def coerce_param(name: str, value: Any, default: Any) -> Any:
     """Coerce ``value`` (often a string from the command line) to the type of ``default``.
 
     bool from ``true/false/1/0/yes/no``; int and float by parsing; a tuple default from a
@@ -179,6 +180,7 @@ def coerce_param(name, value, default):
                 raise ValueError(value)
             return float(value.strip() if isinstance(value, str) else value)
         if isinstance(default, tuple):
+            parts: list[Any]
             if isinstance(value, str):
                 parts = [x for x in value.split(",") if x.strip()]
             elif isinstance(value, Integral | float):
@@ -233,10 +235,10 @@ class Family:
     name: str
     problem: str
     description: str
-    defaults: Mapping = field(default_factory=dict)
-    build: Callable[..., tuple[Any, dict]] | None = None
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    build: Callable[..., tuple[Any, dict[str, Any]]] | None = None
 
-    def resolve(self, params):
+    def resolve(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """Defaults overridden by ``params`` (coerced); unknown names raise ``ValueError``."""
         unknown = sorted(set(params) - set(self.defaults))
         if unknown:
@@ -249,13 +251,13 @@ class Family:
             out[key] = coerce_param(key, value, self.defaults[key])
         return out
 
-    def __call__(self, seed=None, **params):
-        """``(instance, meta)`` for ``seed`` and the parameter overrides."""
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, Integral)):
-            raise ValueError(f"`seed` must be an integer or None, got {seed!r}")
-        seed = None if seed is None else int(seed)
+    def __call__(self, seed: int | None = None, **params: Any) -> tuple[Any, dict[str, Any]]:
+        """``(instance, meta)`` for ``seed`` (an integer ``>= 0`` or None) and the overrides."""
+        seed = check_int("seed", seed, low=0, allow_none=True)
         resolved = self.resolve(params)
-        instance, extra = self.build(np.random.default_rng(seed), **resolved)
+        if self.build is None:
+            raise TypeError(f"family {self.name!r} declares no `build` function")
+        instance, extra = self.build(check_random_state(seed), **resolved)
         meta = {
             "family": self.name,
             "problem": self.problem,

@@ -77,7 +77,7 @@ def algorithms_for(problem: str) -> list[Algorithm]:
     return [a for a in REGISTRY.values() if a.problem == problem]
 
 
-def generate(family: str, *, seed: int | None = None, **params: Any) -> tuple[Any, dict]:
+def generate(family: str, *, seed: int | None = None, **params: Any) -> tuple[Any, dict[str, Any]]:
     """Build an instance of the named family: ``(instance, meta)``.
 
     Parameters

@@ -6,9 +6,10 @@ layer can verify and bound any instance without knowing its problem.
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import singledispatch
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
 from anonratio.instances.errors import InfeasibleSolutionError, InstanceFormatError
@@ -27,7 +28,9 @@ __all__ = [
 ]
 
 #: problem name -> instance class (filled by :func:`register_problem`)
-PROBLEMS = {}
+PROBLEMS: dict[str, type[Any]] = {}
+
+C = TypeVar("C", bound=type[Any])
 
 
 @dataclass(frozen=True)
@@ -39,7 +42,7 @@ class Verification:
 
     feasible: bool
     cost: float | None
-    violations: list = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
 
     #: problem-specific fields that go into a result row (subclasses name theirs)
     COLUMNS: ClassVar[tuple[str, ...]] = ()
@@ -49,7 +52,7 @@ class Verification:
         return {name: getattr(self, name) for name in self.COLUMNS}
 
 
-def _labels_of(solution, n):
+def _labels_of(solution: Any, n: int) -> tuple[np.ndarray | None, list[str]]:
     labels = solution.labels if isinstance(solution, Solution) else solution
     if labels is None:
         return None, ["the run returned no solution"]
@@ -62,13 +65,13 @@ def _labels_of(solution, n):
 
 
 @singledispatch
-def verify(instance, solution, *, strict=True):
+def verify(instance: Any, solution: Any, *, strict: bool = True) -> Verification:
     """Recompute feasibility and the objective of ``solution`` from scratch.
 
     Parameters
     ----------
     instance : a registered instance type
-    solution : Solution or array of labels
+    solution : Solution or array of labels (or None: no solution)
     strict : bool
         Raise :class:`InfeasibleSolutionError` on a violation (default); else return it.
 
@@ -80,18 +83,18 @@ def verify(instance, solution, *, strict=True):
 
 
 @singledispatch
-def cost(instance, labels):
+def cost(instance: Any, labels: Any) -> float | None:
     """The objective of a feasible partition (raises when it is infeasible)."""
     return verify(instance, labels, strict=True).cost
 
 
 @singledispatch
-def lower_bound(instance):
+def lower_bound(instance: Any) -> tuple[float, str]:
     """A cheap valid lower bound on the optimum: ``(value, source)``."""
     raise TypeError(f"no lower bound registered for {type(instance).__name__}")
 
 
-def finish_verification(violations, value, strict):
+def finish_verification(violations: list[str], value: float | None, strict: bool) -> Verification:
     """Shared tail of every problem's verifier."""
     if violations:
         if strict:
@@ -99,13 +102,18 @@ def finish_verification(violations, value, strict):
             more = f" (+{len(violations) - 5} more)" if len(violations) > 5 else ""
             raise InfeasibleSolutionError(f"infeasible solution: {shown}{more}", violations)
         return Verification(False, None, violations)
-    return Verification(True, float(value), [])
+    # without violations the verifier has computed the cost
+    return Verification(True, float(cast(float, value)), [])
 
 
-def register_problem(name):
-    """Class decorator: register an instance class under its problem name for (de)serialization."""
+def register_problem(name: str) -> Callable[[C], C]:
+    """Class decorator: register an instance class under its problem name for (de)serialization.
 
-    def deco(cls):
+    The class gets ``problem = name``; it must have ``to_dict()`` and a ``from_dict(d)``
+    classmethod.
+    """
+
+    def deco(cls: C) -> C:
         PROBLEMS[name] = cls
         cls.problem = name
         return cls
@@ -113,11 +121,16 @@ def register_problem(name):
     return deco
 
 
-def instance_to_dict(instance):
+def instance_to_dict(instance: Any) -> dict[str, Any]:
+    """``{"problem": ..., **instance.to_dict()}``: the JSON form of a registered instance."""
     return {"problem": instance.problem, **instance.to_dict()}
 
 
-def instance_from_dict(d):
+def instance_from_dict(d: dict[str, Any]) -> Any:
+    """The instance of :func:`instance_to_dict`'s output (``id``, ``family``, ``meta`` ignored).
+
+    Raises :class:`InstanceFormatError` for a non-dict, a missing or unknown ``problem``.
+    """
     if not isinstance(d, dict) or "problem" not in d:
         raise InstanceFormatError("an instance object needs a 'problem' field")
     cls = PROBLEMS.get(d["problem"])
@@ -129,7 +142,7 @@ def instance_from_dict(d):
     return cls.from_dict(body)
 
 
-def instance_id(instance):
+def instance_id(instance: Any) -> str:
     """Content hash of an instance: SHA-256 (first 16 hex digits) of its canonical JSON."""
     blob = json.dumps(instance_to_dict(instance), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:16]

@@ -5,6 +5,8 @@ name). The classes here name problems with the *data*: an instance that has no f
 an instance a method does not support, a malformed input file, a solution that fails verification.
 """
 
+from collections.abc import Iterable
+
 __all__ = [
     "AnonratioError",
     "InfeasibleInstanceError",
@@ -33,6 +35,6 @@ class InstanceFormatError(AnonratioError, ValueError):
 class InfeasibleSolutionError(AnonratioError):
     """A solution failed the independent verifier; ``violations`` lists what is wrong."""
 
-    def __init__(self, message, violations=()):
+    def __init__(self, message: str, violations: Iterable[str] = ()) -> None:
         super().__init__(message)
-        self.violations = list(violations)
+        self.violations: list[str] = list(violations)

@@ -7,41 +7,88 @@ gzip-compressed.
 
 import gzip
 import json
-from pathlib import Path
+import math
+import os
+from pathlib import Path, PurePath
+from typing import Any, Literal, TextIO
 
 import numpy as np
 from anonratio.instances.base import PROBLEMS, instance_from_dict, instance_id, instance_to_dict
 from anonratio.instances.errors import InstanceFormatError
 
-__all__ = ["save_instance", "load_instance"]
+__all__ = ["save_instance", "load_instance", "jsonable"]
 
 
-def _jsonable(x):
-    """``json.dumps`` default: numpy scalars and arrays, tuples, sets, paths."""
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.floating):
-        return float(x)
-    if isinstance(x, np.bool_):
-        return bool(x)
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, set | frozenset):
-        return sorted(x)
-    if isinstance(x, Path):
-        return str(x)
-    raise TypeError(f"{type(x).__name__} is not JSON-serializable")
+def jsonable(value: Any, *, strict: bool = False) -> Any:
+    """A JSON-native copy of ``value``: the one JSON sanitizer of the package.
+
+    numpy scalars become Python scalars, arrays and tuples lists, sets sorted lists, paths strings;
+    dict keys become strings; NaN, infinities and pandas' missing values (``NA``, ``NaT``) become
+    ``None``. Use it to clean a document before ``json.dumps(..., allow_nan=False)``, or as the
+    ``default=`` hook of :func:`json.dumps` (which calls it only for objects it cannot encode, so
+    Python floats keep the encoder's own handling there).
+
+    Parameters
+    ----------
+    value : object
+    strict : bool
+        Raise ``TypeError`` for an object of no known JSON form (default: use ``str(value)``).
+
+    Returns
+    -------
+    object
+        ``dict``, ``list``, ``str``, ``int``, ``float``, ``bool`` or ``None``.
+
+    Raises
+    ------
+    TypeError
+        ``strict`` and an object of no known JSON form: ``"<type> is not JSON-serializable"``.
+
+    Examples
+    --------
+    >>> jsonable({"k": np.int64(3), "w": np.array([0.5, np.nan]), 1: {"a", "b"}})
+    {'k': 3, 'w': [0.5, None], '1': ['a', 'b']}
+    """
+    if isinstance(value, dict):
+        return {str(k): jsonable(v, strict=strict) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v, strict=strict) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(jsonable(v, strict=strict) for v in value)
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "biuU" or (value.dtype.kind == "f" and np.isfinite(value).all()):
+            return value.tolist()  # already JSON-native: no walk over a large array
+        return jsonable(value.tolist(), strict=strict)
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if value is None or isinstance(value, str | int | bool):
+        return value
+    if isinstance(value, PurePath):
+        return str(value)
+    if type(value).__name__ in ("NAType", "NaTType"):  # pandas.NA, pandas.NaT
+        return None
+    if strict:
+        raise TypeError(f"{type(value).__name__} is not JSON-serializable")
+    return str(value)
 
 
-def _open(path, mode):
-    return (
-        gzip.open(path, mode + "t", encoding="utf-8")
-        if path.suffix == ".gz"
-        else open(path, mode, encoding="utf-8")
-    )
+def _strict_jsonable(value: Any) -> Any:
+    return jsonable(value, strict=True)
 
 
-def save_instance(path, instance, *, meta=None):
+def _open(path: Path, mode: Literal["r", "w"]) -> TextIO:
+    if path.suffix != ".gz":
+        return open(path, mode, encoding="utf-8")
+    if mode == "r":
+        return gzip.open(path, "rt", encoding="utf-8")
+    return gzip.open(path, "wt", encoding="utf-8")
+
+
+def save_instance(
+    path: str | os.PathLike[str], instance: Any, *, meta: dict[str, Any] | None = None
+) -> str:
     """Write ``instance`` (and ``meta``) to a JSON file; return its ``instance_id``.
 
     The file holds ``{"problem", "id", "meta", **instance_to_dict(instance)}``;
@@ -87,13 +134,13 @@ def save_instance(path, instance, *, meta=None):
     doc.update(body)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(doc, default=_jsonable, separators=(",", ":"))
+    text = json.dumps(doc, default=_strict_jsonable, separators=(",", ":"))
     with _open(path, "w") as f:
         f.write(text)
     return ident
 
 
-def load_instance(path):
+def load_instance(path: str | os.PathLike[str]) -> tuple[Any, dict[str, Any]]:
     """Read a file written by :func:`save_instance`: ``(instance, meta)``.
 
     Parameters

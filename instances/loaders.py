@@ -10,13 +10,17 @@ ARX).
 
 import csv
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from anonratio.instances.errors import InstanceFormatError
 from anonratio.instances.table import Hierarchy, Table
+
+#: a file path argument
+StrPath = str | os.PathLike[str]
 
 __all__ = [
     "DATASETS_ENV",
@@ -45,7 +49,7 @@ ADULT_QI = (
 )
 
 
-def _read_rows(path, sep):
+def _read_rows(path: Path, sep: str) -> list[list[str]]:
     try:
         with open(path, newline="", encoding="utf-8-sig") as f:
             rows = [[c.strip() for c in r] for r in csv.reader(f, delimiter=sep)]
@@ -56,7 +60,7 @@ def _read_rows(path, sep):
     return [r for r in rows if any(r)]  # skip blank lines (e.g. a trailing newline)
 
 
-def read_hierarchy(path, *, attribute, sep=";"):
+def read_hierarchy(path: StrPath, *, attribute: str, sep: str = ";") -> Hierarchy:
     """Read one ARX hierarchy file: one row ``value;level1;...;*`` per value, no header.
 
     The result has ``height`` = number of columns - 1 (a ``*`` level is appended when the last
@@ -97,19 +101,19 @@ def read_hierarchy(path, *, attribute, sep=";"):
     >>> read_hierarchy(p, attribute="q").height
     2
     """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"hierarchy file of attribute {attribute!r} not found: {path}")
-    rows = _read_rows(path, sep)
+    file = Path(path)
+    if not file.is_file():
+        raise FileNotFoundError(f"hierarchy file of attribute {attribute!r} not found: {file}")
+    rows = _read_rows(file, sep)
     if not rows:
-        raise InstanceFormatError(f"{path}: hierarchy of attribute {attribute!r} is empty")
+        raise InstanceFormatError(f"{file}: hierarchy of attribute {attribute!r} is empty")
     try:
         return Hierarchy.from_rows(rows, attribute=attribute)
     except InstanceFormatError as exc:
-        raise InstanceFormatError(f"{path}: {exc}") from None
+        raise InstanceFormatError(f"{file}: {exc}") from None
 
 
-def find_hierarchies(directory, columns):
+def find_hierarchies(directory: StrPath, columns: Iterable[str]) -> dict[str, Path]:
     """Find ARX hierarchy files for ``columns`` in ``directory``.
 
     A column ``c`` matches ``*_hierarchy_<c>.csv`` (ARX naming, e.g.
@@ -143,16 +147,16 @@ def find_hierarchies(directory, columns):
     >>> list(find_hierarchies(d, ["age", "sex"]))
     ['age']
     """
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise FileNotFoundError(f"hierarchy folder not found: {directory}")
-    files = sorted(p for p in directory.iterdir() if p.is_file() and p.suffix.lower() == ".csv")
-    found = {}
+    folder = Path(directory)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"hierarchy folder not found: {folder}")
+    files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".csv")
+    found: dict[str, Path] = {}
     for c in columns:
         hits = [p for p in files if p.name == f"{c}.csv" or p.name.endswith(f"_hierarchy_{c}.csv")]
         if len(hits) > 1:
             raise InstanceFormatError(
-                f"column {c!r} matches several hierarchy files in {directory}: "
+                f"column {c!r} matches several hierarchy files in {folder}: "
                 f"{[p.name for p in hits]}"
             )
         if hits:
@@ -160,16 +164,26 @@ def find_hierarchies(directory, columns):
     return found
 
 
-def sniff_separator(first_line):
+def sniff_separator(first_line: str) -> str:
     """The separator of a CSV header line: the most frequent of ``;``, ``,`` and tab."""
     counts = {s: first_line.count(s) for s in (";", ",", "\t")}
-    sep = max(counts, key=counts.get)
+    sep = max(counts, key=lambda s: counts[s])
     if counts[sep] == 0:
         return ","  # a single column
     return sep
 
 
-def read_table(path, *, qi=None, sensitive=None, hierarchies=None, sep=None, weights=None):
+def read_table(
+    path: StrPath,
+    *,
+    qi: Sequence[str] | None = None,
+    sensitive: str | None = None,
+    hierarchies: Mapping[str, Hierarchy | StrPath | Sequence[Sequence[str]]]
+    | StrPath
+    | None = None,
+    sep: str | None = None,
+    weights: Sequence[float] | Mapping[str, float] | None = None,
+) -> Table:
     """Read a CSV table (header row) into a :class:`Table`, with optional ARX hierarchies.
 
     Values are read as stripped strings (nothing is parsed as missing). A record's QI value must
@@ -223,7 +237,27 @@ def read_table(path, *, qi=None, sensitive=None, hierarchies=None, sep=None, wei
     >>> read_table(p, sensitive="disease").attributes
     ('sex', 'zip')
     """
-    path = Path(path)
+    file = Path(path)
+    frame = _read_frame(file, sep)
+    header = list(frame.columns)
+    if sensitive is not None and sensitive not in header:
+        raise ValueError(f"{file}: `sensitive` column {sensitive!r} is not in the header {header}")
+    columns = [c for c in header if c != sensitive] if qi is None else list(qi)
+    unknown = [c for c in columns if c not in header]
+    if unknown:
+        raise ValueError(f"{file}: `qi` names unknown columns {unknown}; the header has {header}")
+    hier = _resolve_hierarchies(file, hierarchies, columns)
+    w = _resolve_weights(file, weights, columns)
+    try:
+        return Table.from_dataframe(
+            frame, qi=columns, sensitive=sensitive, hierarchies=hier, weights=w
+        )
+    except InstanceFormatError as exc:
+        raise InstanceFormatError(f"{file}: {exc}") from None
+
+
+def _read_frame(path: Path, sep: str | None) -> pd.DataFrame:
+    """The CSV file as a DataFrame of strings: header and rows checked, separator sniffed."""
     if not path.is_file():
         raise FileNotFoundError(f"table file not found: {path}")
     if sep is None:
@@ -249,22 +283,12 @@ def read_table(path, *, qi=None, sensitive=None, hierarchies=None, sep=None, wei
             f"{path}: ragged rows: data row {i + 1} (line {i + 2}) has {widths[i]} fields, the "
             f"header has {len(header)} ({len(bad)} such rows)"
         )
-    frame = pd.DataFrame(body, columns=header, dtype=str)
-    if sensitive is not None and sensitive not in header:
-        raise ValueError(f"{path}: `sensitive` column {sensitive!r} is not in the header {header}")
-    qi = [c for c in header if c != sensitive] if qi is None else list(qi)
-    unknown = [c for c in qi if c not in header]
-    if unknown:
-        raise ValueError(f"{path}: `qi` names unknown columns {unknown}; the header has {header}")
-    hier = _resolve_hierarchies(path, hierarchies, qi)
-    w = _resolve_weights(path, weights, qi)
-    try:
-        return Table.from_dataframe(frame, qi=qi, sensitive=sensitive, hierarchies=hier, weights=w)
-    except InstanceFormatError as exc:
-        raise InstanceFormatError(f"{path}: {exc}") from None
+    return pd.DataFrame(body, columns=header, dtype=str)
 
 
-def _resolve_hierarchies(path, hierarchies, qi):
+def _resolve_hierarchies(
+    path: Path, hierarchies: Any, qi: list[str]
+) -> dict[str, Hierarchy | Sequence[Sequence[str]]]:
     if hierarchies is None:
         return {}
     if isinstance(hierarchies, str | os.PathLike):
@@ -276,7 +300,7 @@ def _resolve_hierarchies(path, hierarchies, qi):
     extra = sorted(set(hierarchies) - set(qi))
     if extra:
         raise ValueError(f"{path}: `hierarchies` names columns that are not QI: {extra}")
-    out = {}
+    out: dict[str, Hierarchy | Sequence[Sequence[str]]] = {}
     for c, h in hierarchies.items():
         if isinstance(h, str | os.PathLike):
             h = read_hierarchy(h, attribute=c)
@@ -284,7 +308,7 @@ def _resolve_hierarchies(path, hierarchies, qi):
     return out
 
 
-def _resolve_weights(path, weights, qi):
+def _resolve_weights(path: Path, weights: Any, qi: list[str]) -> Any:
     if weights is None or not isinstance(weights, Mapping):
         return weights
     extra = sorted(set(weights) - set(qi))
@@ -293,7 +317,7 @@ def _resolve_weights(path, weights, qi):
     return [float(weights.get(c, 1.0)) for c in qi]
 
 
-def datasets_dir(name=None):
+def datasets_dir(name: str | None = None) -> Path:
     """The datasets folder from ``$ANONRATIO_DATASETS`` (or its subfolder ``name``).
 
     Raises
@@ -319,7 +343,13 @@ def datasets_dir(name=None):
     return folder
 
 
-def load_adult(*, qi=ADULT_QI, sensitive="salary-class", hierarchies=True, directory=None):
+def load_adult(
+    *,
+    qi: Sequence[str] = ADULT_QI,
+    sensitive: str | None = "salary-class",
+    hierarchies: bool = True,
+    directory: StrPath | None = None,
+) -> Table:
     """The UCI Adult table (30,162 records) with its ARX hierarchies.
 
     Parameters

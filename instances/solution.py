@@ -2,8 +2,10 @@
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any, Self
 
 import numpy as np
+from anonratio.instances.validation import check_choice
 
 __all__ = ["Solution", "STATUSES", "relative_gap"]
 
@@ -42,29 +44,30 @@ class Solution:
 
     labels: np.ndarray | None
     algorithm: str
-    params: Mapping = field(default_factory=dict)
+    params: Mapping[str, Any] = field(default_factory=dict)
     seed: int | None = None
     status: str = "feasible"
     objective: float | None = None
     lower_bound: float | None = None
     gap: float | None = None
     time_s: float | None = None
-    info: Mapping = field(default_factory=dict)
+    info: Mapping[str, Any] = field(default_factory=dict)
 
-    def __post_init__(self):
-        if self.status not in STATUSES:
-            raise ValueError(f"`status` must be one of {STATUSES}, got {self.status!r}")
+    def __post_init__(self) -> None:
+        check_choice("status", self.status, STATUSES)
         if self.labels is not None:
             labels = np.array(self.labels, dtype=np.int64, copy=True).reshape(-1)
             labels.setflags(write=False)
             object.__setattr__(self, "labels", labels)
 
-    def replace(self, **changes):
+    def replace(self, **changes: Any) -> Self:
         """Return a copy with the given fields changed (``dataclasses.replace``)."""
         return replace(self, **changes)
 
 
-def relative_gap(objective, bound, *, eps=1e-9):
+def relative_gap(
+    objective: float | None, bound: float | None, *, eps: float = 1e-9
+) -> float | None:
     """``|objective - bound| / max(|objective|, eps)``; ``None`` when either is missing."""
     if objective is None or bound is None:
         return None

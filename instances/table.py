@@ -8,18 +8,22 @@ their :attr:`Table.content_hash` identifies them.
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 import pandas as pd
 from anonratio.instances.errors import InstanceFormatError
+from anonratio.instances.validation import check_instance
+from numpy.typing import ArrayLike, DTypeLike
 
 __all__ = ["Hierarchy", "Table"]
 
 SUPPRESSED = "*"
 
 
-def _readonly(a, dtype):
+def _readonly(a: ArrayLike, dtype: DTypeLike) -> np.ndarray:
     a = np.array(a, dtype=dtype, copy=True)
     a.setflags(write=False)
     return a
@@ -41,9 +45,13 @@ class Hierarchy:
     """
 
     groups: np.ndarray
-    labels: tuple
+    labels: tuple[tuple[str, ...], ...]
 
-    def __post_init__(self):
+    if TYPE_CHECKING:  # what the constructor accepts; __post_init__ normalizes it
+
+        def __init__(self, groups: ArrayLike, labels: Sequence[Sequence[str]]) -> None: ...
+
+    def __post_init__(self) -> None:
         groups = _readonly(self.groups, np.int32)
         object.__setattr__(self, "groups", groups)
         object.__setattr__(self, "labels", tuple(tuple(str(s) for s in lv) for lv in self.labels))
@@ -64,23 +72,24 @@ class Hierarchy:
                 )
 
     @property
-    def n_values(self):
-        return self.groups.shape[0]
+    def n_values(self) -> int:
+        """Number of values (rows of :attr:`groups`)."""
+        return int(self.groups.shape[0])
 
     @property
-    def height(self):
+    def height(self) -> int:
         """Number of generalization steps ``l_j`` (1 for suppression)."""
-        return self.groups.shape[1] - 1
+        return int(self.groups.shape[1] - 1)
 
     @classmethod
-    def suppression(cls, values):
+    def suppression(cls, values: Sequence[str]) -> Self:
         """The one-level hierarchy: each value, or ``*``."""
         n = len(values)
         groups = np.column_stack([np.arange(n), np.zeros(n, dtype=int)])
         return cls(groups, (tuple(values), (SUPPRESSED,)))
 
     @classmethod
-    def from_rows(cls, rows, *, attribute="?"):
+    def from_rows(cls, rows: Sequence[Sequence[Any]], *, attribute: str = "?") -> Self:
         """Build a hierarchy from ARX-style rows: ``[value, level1, ..., *]`` per value.
 
         A top level with more than one group gets a ``*`` level appended. Raises
@@ -107,7 +116,8 @@ class Hierarchy:
             )
         if width == 1 or len(set(frame[:, -1])) > 1:
             frame = np.column_stack([frame, np.full(len(rows), SUPPRESSED, dtype=object)])
-        groups, labels = [], []
+        groups: list[np.ndarray] = []
+        labels: list[tuple[str, ...]] = []
         for t in range(frame.shape[1]):
             codes, lab = pd.factorize(pd.Series(frame[:, t]), sort=False)
             groups.append(codes)
@@ -117,7 +127,7 @@ class Hierarchy:
         except InstanceFormatError as exc:
             raise InstanceFormatError(f"hierarchy of attribute {attribute!r}: {exc}") from None
 
-    def common_levels(self):
+    def common_levels(self) -> np.ndarray:
         """``H[u, v]``: the lowest level at which values ``u`` and ``v`` share a group.
 
         Since levels refine each other this is the number of levels at which they differ.
@@ -125,11 +135,13 @@ class Hierarchy:
         g = self.groups[:, :-1]
         return (g[:, None, :] != g[None, :, :]).sum(axis=2).astype(np.int32)
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: ``{"groups": [[...]], "labels": [[...]]}``."""
         return {"groups": self.groups.tolist(), "labels": [list(lv) for lv in self.labels]}
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d: Mapping[str, Any]) -> Self:
+        """The hierarchy of :meth:`to_dict`'s output."""
         return cls(np.asarray(d["groups"]), tuple(tuple(x) for x in d["labels"]))
 
 
@@ -156,20 +168,35 @@ class Table:
     """
 
     codes: np.ndarray
-    attributes: tuple
-    values: tuple
-    hierarchies: tuple = None
-    weights: np.ndarray = None
-    sensitive: np.ndarray = None
-    sensitive_name: str = None
-    sensitive_values: tuple = None
+    attributes: tuple[str, ...]
+    values: tuple[tuple[str, ...], ...]
+    # ``None`` (the default) becomes no hierarchy per attribute and unit weights
+    hierarchies: tuple[Hierarchy | None, ...] = None  # type: ignore[assignment]
+    weights: np.ndarray = None  # type: ignore[assignment]
+    sensitive: np.ndarray | None = None
+    sensitive_name: str | None = None
+    sensitive_values: tuple[str, ...] | None = None
 
-    def __post_init__(self):
+    if TYPE_CHECKING:  # what the constructor accepts; __post_init__ normalizes it
+
+        def __init__(
+            self,
+            codes: ArrayLike,
+            attributes: Sequence[str],
+            values: Sequence[Sequence[str]],
+            hierarchies: Sequence[Hierarchy | None] | None = None,
+            weights: ArrayLike | None = None,
+            sensitive: ArrayLike | None = None,
+            sensitive_name: str | None = None,
+            sensitive_values: Sequence[str] | None = None,
+        ) -> None: ...
+
+    def __post_init__(self) -> None:
         codes = _readonly(self.codes, np.int32)
         if codes.ndim != 2:
             raise InstanceFormatError(f"`codes` must be a 2-d array, got shape {codes.shape}")
         n, m = codes.shape
-        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
+        set_: Any = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
         set_("codes", codes)
         set_("attributes", tuple(str(a) for a in self.attributes))
         if len(self.attributes) != m or len(set(self.attributes)) != m:
@@ -206,25 +233,27 @@ class Table:
             if sv is None:
                 sv = tuple(str(i) for i in range(int(s.max()) + 1 if n else 0))
             set_("sensitive_values", tuple(str(x) for x in sv))
-            if n and (s.min() < 0 or s.max() >= len(self.sensitive_values)):
+            if n and (s.min() < 0 or s.max() >= len(sv)):
                 raise InstanceFormatError("sensitive codes fall outside `sensitive_values`")
             set_("sensitive_name", str(self.sensitive_name or "sensitive"))
 
     # -- shape ------------------------------------------------------------------------------
     @property
-    def n_records(self):
-        return self.codes.shape[0]
+    def n_records(self) -> int:
+        """Number of records ``n``."""
+        return int(self.codes.shape[0])
 
     @property
-    def n_attributes(self):
-        return self.codes.shape[1]
+    def n_attributes(self) -> int:
+        """Number of quasi-identifier attributes ``m``."""
+        return int(self.codes.shape[1])
 
-    def hierarchy(self, j):
+    def hierarchy(self, j: int) -> Hierarchy:
         """The hierarchy of attribute ``j``, the suppression hierarchy when none was given."""
         h = self.hierarchies[j]
         return h if h is not None else Hierarchy.suppression(self.values[j])
 
-    def unique_records(self):
+    def unique_records(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Collapse identical QI rows.
 
         Returns
@@ -240,7 +269,15 @@ class Table:
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
-    def from_dataframe(cls, df, *, qi=None, sensitive=None, hierarchies=None, weights=None):
+    def from_dataframe(
+        cls,
+        df: pd.DataFrame,
+        *,
+        qi: Sequence[str] | None = None,
+        sensitive: str | None = None,
+        hierarchies: Mapping[str, Hierarchy | Sequence[Sequence[Any]]] | None = None,
+        weights: ArrayLike | None = None,
+    ) -> Self:
         """Build a table from a DataFrame.
 
         Parameters
@@ -255,8 +292,7 @@ class Table:
             :class:`InstanceFormatError` naming the attribute and the value.
         weights : sequence of float, optional
         """
-        if not isinstance(df, pd.DataFrame):
-            raise TypeError(f"`df` must be a pandas DataFrame, got {type(df).__name__}")
+        check_instance(df, pd.DataFrame, "df")
         if df.shape[0] == 0:
             raise InstanceFormatError("the table has no records")
         cols = list(df.columns)
@@ -268,14 +304,16 @@ class Table:
             raise ValueError(f"`qi` names unknown columns {unknown}; the table has {cols}")
         if not qi:
             raise ValueError("`qi` must name at least one column")
-        hierarchies = dict(hierarchies or {})
-        extra = set(hierarchies) - set(qi)
+        given = dict(hierarchies or {})
+        extra = set(given) - set(qi)
         if extra:
             raise ValueError(f"`hierarchies` names columns that are not QI: {sorted(extra)}")
-        codes, values, hier = [], [], []
+        codes: list[np.ndarray] = []
+        values: list[tuple[str, ...]] = []
+        hier: list[Hierarchy | None] = []
         for c in qi:
             col = df[c].astype(str).str.strip()
-            h = hierarchies.get(c)
+            h = given.get(c)
             if h is None:
                 cat = pd.Categorical(col)
                 codes.append(cat.codes)
@@ -303,13 +341,13 @@ class Table:
             tuple(qi),
             tuple(values),
             tuple(hier),
-            weights,
+            np.ones(len(qi)) if weights is None else np.asarray(weights, dtype=float),
             s_codes,
             sensitive,
             s_values,
         )
 
-    def to_dataframe(self, *, labels=True):
+    def to_dataframe(self, *, labels: bool = True) -> pd.DataFrame:
         """The table as a DataFrame of value labels (or codes with ``labels=False``)."""
         data = {}
         for j, a in enumerate(self.attributes):
@@ -317,14 +355,15 @@ class Table:
             data[a] = np.asarray(self.values[j], dtype=object)[col] if labels else col
         if self.sensitive is not None:
             s = self.sensitive
-            data[self.sensitive_name] = (
+            data[str(self.sensitive_name)] = (
                 np.asarray(self.sensitive_values, dtype=object)[s] if labels else s
             )
         return pd.DataFrame(data)
 
     # -- serialization ------------------------------------------------------------------------
-    def to_dict(self):
-        d = {
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (the sensitive fields only when there is a sensitive attribute)."""
+        d: dict[str, Any] = {
             "codes": self.codes.tolist(),
             "attributes": list(self.attributes),
             "values": [list(v) for v in self.values],
@@ -334,20 +373,23 @@ class Table:
         if self.sensitive is not None:
             d["sensitive"] = self.sensitive.tolist()
             d["sensitive_name"] = self.sensitive_name
-            d["sensitive_values"] = list(self.sensitive_values)
+            d["sensitive_values"] = list(self.sensitive_values or ())
         return d
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d: Mapping[str, Any]) -> Self:
+        """The table of :meth:`to_dict`'s output; :class:`InstanceFormatError` when malformed."""
         try:
             hier = tuple(None if h is None else Hierarchy.from_dict(h) for h in d["hierarchies"])
-            codes = np.asarray(d["codes"], dtype=np.int32).reshape(-1, len(d["attributes"]))
+            m = len(d["attributes"])
+            codes = np.asarray(d["codes"], dtype=np.int32).reshape(-1, m)
+            weights = d.get("weights")
             return cls(
                 codes,
                 tuple(d["attributes"]),
                 tuple(tuple(v) for v in d["values"]),
                 hier,
-                d.get("weights"),
+                np.ones(m) if weights is None else np.asarray(weights, dtype=float),
                 d.get("sensitive"),
                 d.get("sensitive_name"),
                 None if d.get("sensitive_values") is None else tuple(d["sensitive_values"]),
@@ -358,7 +400,7 @@ class Table:
             ) from None
 
     @property
-    def content_hash(self):
+    def content_hash(self) -> str:
         """A SHA-256 (first 16 hex digits) of the table's canonical JSON form."""
         blob = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":")).encode()
         return hashlib.sha256(blob).hexdigest()[:16]

@@ -7,6 +7,11 @@ instance of the wrong class) with one line that names the parameter, the rule an
 
     `k` must be an integer in [2, 12], got 1
 
+A bound that stands for another quantity can be named (``high_name="n_records"`` reads
+``[2, n_records=20]``), and ``allow_none=True`` lets ``None`` through (the rule then ends in
+``or None``). Rules that relate several parameters or inspect array contents stay with the
+problem that owns them, written in the same style.
+
 Examples
 --------
 >>> check_int("k", 3, low=2)
@@ -22,7 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping
 from numbers import Integral, Real
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 import numpy as np
 
@@ -36,9 +41,16 @@ __all__ = [
     "check_seed",
     "check_time_limit",
     "dispatch",
+    "SeedLike",
 ]
 
 T = TypeVar("T")
+
+#: what a ``seed`` parameter may be (:func:`check_random_state` turns it into a Generator)
+SeedLike = int | np.integer | np.random.Generator | None
+
+#: which ends of ``[low, high]`` :func:`check_number` includes
+Closed = Literal["both", "left", "right", "neither"]
 
 #: the largest seed every solver accepts (CP-SAT and HiGHS take 31-bit seeds)
 MAX_SEED = 2**31 - 2
@@ -52,21 +64,71 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool | np.bool_)
 
 
-def _int_rule(low: int | None, high: int | None) -> str:
+def _bound(value: float | None, name: str | None) -> str:
+    return f"{value}" if name is None else f"{name}={value}"
+
+
+def _int_rule(
+    low: int | None, high: int | None, low_name: str | None, high_name: str | None
+) -> str:
+    lo, hi = _bound(low, low_name), _bound(high, high_name)
     if low is not None and high is not None:
-        return f"an integer in [{low}, {high}]"
+        return f"an integer in [{lo}, {hi}]"
     if low is not None:
-        return f"an integer >= {low}"
+        return f"an integer >= {lo}"
     if high is not None:
-        return f"an integer <= {high}"
+        return f"an integer <= {hi}"
     return "an integer"
 
 
-def check_int(name: str, value: Any, *, low: int | None = None, high: int | None = None) -> int:
+@overload
+def check_int(
+    name: str,
+    value: Any,
+    *,
+    low: int | None = ...,
+    high: int | None = ...,
+    low_name: str | None = ...,
+    high_name: str | None = ...,
+    allow_none: Literal[False] = ...,
+) -> int: ...
+@overload
+def check_int(
+    name: str,
+    value: Any,
+    *,
+    low: int | None = ...,
+    high: int | None = ...,
+    low_name: str | None = ...,
+    high_name: str | None = ...,
+    allow_none: bool,
+) -> int | None: ...
+def check_int(
+    name: str,
+    value: Any,
+    *,
+    low: int | None = None,
+    high: int | None = None,
+    low_name: str | None = None,
+    high_name: str | None = None,
+    allow_none: bool = False,
+) -> int | None:
     """``value`` as an ``int`` in ``[low, high]`` (either end may be open-ended with ``None``).
 
     Booleans and non-integral numbers are refused (``3.0`` too: an integer parameter given as a
-    float is usually a mistake upstream).
+    float is usually a mistake upstream); numpy integers are accepted.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+    low, high : int, optional
+        Inclusive bounds.
+    low_name, high_name : str, optional
+        What a bound stands for: ``high_name="n_records"`` shows ``[2, n_records=20]``.
+    allow_none : bool
+        Return ``None`` for ``None`` (the rule then reads ``... or None``).
 
     Examples
     --------
@@ -76,17 +138,24 @@ def check_int(name: str, value: Any, *, low: int | None = None, high: int | None
     Traceback (most recent call last):
     ...
     ValueError: `k` must be an integer in [2, 12], got 1
+    >>> check_int("k", 21, low=2, high=20, high_name="n_records")
+    Traceback (most recent call last):
+    ...
+    ValueError: `k` must be an integer in [2, n_records=20], got 21
     """
+    if value is None and allow_none:
+        return None
     if (
         not _is_int(value)
         or (low is not None and value < low)
         or (high is not None and value > high)
     ):
-        raise ValueError(f"`{name}` must be {_int_rule(low, high)}, got {value!r}")
+        rule = _int_rule(low, high, low_name, high_name) + (" or None" if allow_none else "")
+        raise ValueError(f"`{name}` must be {rule}, got {value!r}")
     return int(value)
 
 
-def _number_rule(low, high, closed, finite):
+def _number_rule(low: float | None, high: float | None, closed: str, finite: bool) -> str:
     lo_br = "[" if closed in ("both", "left") else "("
     hi_br = "]" if closed in ("both", "right") else ")"
     if low is not None and high is not None:
@@ -102,16 +171,42 @@ def _number_rule(low, high, closed, finite):
     return "a finite number" if finite else "a number"
 
 
+@overload
+def check_number(
+    name: str,
+    value: Any,
+    *,
+    low: float | None = ...,
+    high: float | None = ...,
+    closed: Closed = ...,
+    finite: bool = ...,
+    allow_none: Literal[False] = ...,
+) -> float: ...
+@overload
+def check_number(
+    name: str,
+    value: Any,
+    *,
+    low: float | None = ...,
+    high: float | None = ...,
+    closed: Closed = ...,
+    finite: bool = ...,
+    allow_none: bool,
+) -> float | None: ...
 def check_number(
     name: str,
     value: Any,
     *,
     low: float | None = None,
     high: float | None = None,
-    closed: Literal["both", "left", "right", "neither"] = "both",
+    closed: Closed = "both",
     finite: bool = True,
-) -> float:
+    allow_none: bool = False,
+) -> float | None:
     """``value`` as a ``float`` between ``low`` and ``high`` (``closed`` says which ends count).
+
+    NaN and booleans are refused; so are infinities unless ``finite=False``. With
+    ``allow_none=True``, ``None`` is returned as is (the rule then reads ``... or None``).
 
     Examples
     --------
@@ -122,27 +217,35 @@ def check_number(
     ...
     ValueError: `spread` must be a positive finite number, got 0
     """
+    if value is None and allow_none:
+        return None
     ok = _is_real(value) and not math.isnan(value) and (not finite or math.isfinite(value))
     if ok and low is not None:
         ok = value >= low if closed in ("both", "left") else value > low
     if ok and high is not None:
         ok = value <= high if closed in ("both", "right") else value < high
     if not ok:
-        raise ValueError(
-            f"`{name}` must be {_number_rule(low, high, closed, finite)}, got {value!r}"
-        )
+        rule = _number_rule(low, high, closed, finite) + (" or None" if allow_none else "")
+        raise ValueError(f"`{name}` must be {rule}, got {value!r}")
     return float(value)
 
 
 def check_probability(name: str, value: Any) -> float:
-    """A probability: a number in ``[0, 1]``.
+    """A probability: a number in ``[0, 1]``, as a ``float``.
 
     Examples
     --------
     >>> check_probability("noise", 0.25)
     0.25
+    >>> check_probability("noise", 1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: `noise` must be a probability in [0, 1], got 1.5
     """
-    return check_number(name, value, low=0, high=1)
+    try:
+        return check_number(name, value, low=0, high=1)
+    except ValueError:
+        raise ValueError(f"`{name}` must be a probability in [0, 1], got {value!r}") from None
 
 
 def check_choice(name: str, value: Any, choices: Collection[T]) -> T:
@@ -165,10 +268,26 @@ def check_choice(name: str, value: Any, choices: Collection[T]) -> T:
     return value
 
 
-def check_instance(instance: Any, cls: type, name: str = "instance") -> Any:
-    """``instance`` if it is a ``cls``; ``TypeError`` naming both classes otherwise."""
+def _class_name(cls: type) -> str:
+    """``Table``, ``list``; a class of another library with its package: ``networkx.Graph``."""
+    package = cls.__module__.split(".")[0]
+    return cls.__name__ if package in ("builtins", "anonratio") else f"{package}.{cls.__name__}"
+
+
+def check_instance(instance: Any, cls: type[T], name: str = "instance") -> T:
+    """``instance`` if it is a ``cls``; ``TypeError`` naming both classes otherwise.
+
+    A class of another library is named with its package (``pandas.DataFrame``).
+
+    Examples
+    --------
+    >>> check_instance([], dict, "meta")
+    Traceback (most recent call last):
+    ...
+    TypeError: `meta` must be a dict, got list
+    """
     if not isinstance(instance, cls):
-        raise TypeError(f"`{name}` must be a {cls.__name__}, got {type(instance).__name__}")
+        raise TypeError(f"`{name}` must be a {_class_name(cls)}, got {type(instance).__name__}")
     return instance
 
 
@@ -200,6 +319,12 @@ def check_seed(seed: Any, name: str = "seed") -> int | None:
     return None if seed is None or isinstance(seed, np.random.Generator) else int(seed)
 
 
+@overload
+def check_time_limit(
+    time_limit: Any, *, allow_none: Literal[False] = ..., name: str = ...
+) -> float: ...
+@overload
+def check_time_limit(time_limit: Any, *, allow_none: bool, name: str = ...) -> float | None: ...
 def check_time_limit(
     time_limit: Any, *, allow_none: bool = False, name: str = "time_limit"
 ) -> float | None:

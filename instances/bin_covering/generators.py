@@ -12,10 +12,18 @@
 
 from functools import lru_cache
 from importlib import resources
+from typing import Any
 
 import numpy as np
 from anonratio.instances.bin_covering.instance import BinCoveringInstance
 from anonratio.instances.errors import InstanceFormatError
+from anonratio.instances.validation import (
+    SeedLike,
+    check_choice,
+    check_int,
+    check_number,
+    check_random_state,
+)
 
 __all__ = [
     "CENSUS_FILES",
@@ -35,13 +43,9 @@ CENSUS_FILES = {
 }
 
 
-def _positive_int(name, value, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def uniform_instance(n, *, k, low=1, high=None, seed=None):
+def uniform_instance(
+    n: int, *, k: int, low: int = 1, high: int | None = None, seed: SeedLike = None
+) -> BinCoveringInstance:
     """``n`` item sizes drawn uniformly from the integers ``[low, high]`` (default ``high = k``).
 
     Raises :class:`~anonratio.instances.InfeasibleInstanceError` when the sizes sum below ``k``.
@@ -51,17 +55,22 @@ def uniform_instance(n, *, k, low=1, high=None, seed=None):
     >>> uniform_instance(5, k=10, seed=0).n
     5
     """
-    n = _positive_int("n", n)
-    k = _positive_int("k", k)
-    low = _positive_int("low", low)
-    high = k if high is None else _positive_int("high", high)
-    if high < low:
-        raise ValueError(f"`high` must be >= `low`={low}, got {high}")
-    rng = np.random.default_rng(seed)
+    n = check_int("n", n, low=1)
+    k = check_int("k", k, low=1)
+    low = check_int("low", low, low=1)
+    high = check_int("high", k if high is None else high, low=low, low_name="low")
+    rng = check_random_state(seed)
     return BinCoveringInstance(rng.integers(low, high, size=n, endpoint=True), k)
 
 
-def zipf_instance(n, *, k, exponent=2.0, max_size=None, seed=None):
+def zipf_instance(
+    n: int,
+    *,
+    k: int,
+    exponent: float = 2.0,
+    max_size: int | None = None,
+    seed: SeedLike = None,
+) -> BinCoveringInstance:
     """``n`` Zipf-distributed sizes ``P(x) ~ x^-exponent`` (``exponent > 1``), at most ``max_size``.
 
     Values above ``max_size`` (default ``max(k, 1000)``) are redrawn, so the distribution is the
@@ -72,12 +81,11 @@ def zipf_instance(n, *, k, exponent=2.0, max_size=None, seed=None):
     >>> int(zipf_instance(50, k=20, seed=1).sizes.min())
     1
     """
-    n = _positive_int("n", n)
-    k = _positive_int("k", k)
-    if isinstance(exponent, bool) or not isinstance(exponent, int | float) or exponent <= 1:
-        raise ValueError(f"`exponent` must be a number > 1, got {exponent!r}")
-    max_size = max(k, 1000) if max_size is None else _positive_int("max_size", max_size)
-    rng = np.random.default_rng(seed)
+    n = check_int("n", n, low=1)
+    k = check_int("k", k, low=1)
+    exponent = check_number("exponent", exponent, low=1, closed="neither", finite=False)
+    max_size = max(k, 1000) if max_size is None else check_int("max_size", max_size, low=1)
+    rng = check_random_state(seed)
     sizes = rng.zipf(exponent, size=n)
     for _ in range(10_000):
         bad = sizes > max_size
@@ -89,13 +97,13 @@ def zipf_instance(n, *, k, exponent=2.0, max_size=None, seed=None):
     return BinCoveringInstance(sizes, k)
 
 
-def _triple_range(B):
+def _triple_range(B: int) -> tuple[int, int]:
     """Integers strictly inside ``(B/4, B/2)``: ``4w > B`` and ``2w < B``."""
     return B // 4 + 1, (B - 1) // 2
 
 
-def _check_B(B):
-    B = _positive_int("B", B)
+def _check_B(B: Any) -> tuple[int, int, int]:
+    B = check_int("B", B, low=1)
     lo, hi = _triple_range(B)
     if lo > hi or 3 * lo > B or 3 * hi < B:
         raise ValueError(
@@ -105,7 +113,9 @@ def _check_B(B):
     return B, lo, hi
 
 
-def planted_three_partition(m, *, B=None, seed=None):
+def planted_three_partition(
+    m: int, *, B: int | None = None, seed: SeedLike = None
+) -> tuple[BinCoveringInstance, dict[str, Any]]:
     """A 3-Partition yes-instance as Min-Max Bin Covering with ``k = B``: optimum exactly ``B``.
 
     ``m`` triples are drawn uniformly among integer triples in ``(B/4, B/2)`` of sum ``B``
@@ -124,9 +134,9 @@ def planted_three_partition(m, *, B=None, seed=None):
     >>> inst.k, inst.total, meta["optimum"]
     (40, 120, 40)
     """
-    m = _positive_int("m", m)
+    m = check_int("m", m, low=1)
     B, lo, hi = _check_B(100 if B is None else B)
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     w = np.empty((m, 3), dtype=np.int64)
     for t in range(m):  # a: any value leaving room for b, c in [lo, hi]
         a = rng.integers(max(lo, B - 2 * hi), min(hi, B - 2 * lo), endpoint=True)
@@ -145,7 +155,9 @@ def planted_three_partition(m, *, B=None, seed=None):
     return inst, meta
 
 
-def three_partition_no_instance(m, *, B=None, seed=None):
+def three_partition_no_instance(
+    m: int, *, B: int | None = None, seed: SeedLike = None
+) -> tuple[BinCoveringInstance, dict[str, Any]]:
     """A 3-Partition no-instance as Min-Max Bin Covering with ``k = B``.
 
     ``3m`` *even* sizes in ``(B/4, B/2)`` summing to ``mB`` with ``B`` odd and ``m`` even: every
@@ -165,7 +177,7 @@ def three_partition_no_instance(m, *, B=None, seed=None):
     >>> inst.total, meta["optimum_lower_bound"]
     (82, 82)
     """
-    m = _positive_int("m", m, minimum=2)
+    m = check_int("m", m, low=2)
     if m % 2:
         raise ValueError(f"`m` must be even (a parity no-instance needs m*B even), got {m}")
     B, lo, hi = _check_B(101 if B is None else B)
@@ -174,7 +186,7 @@ def three_partition_no_instance(m, *, B=None, seed=None):
     lo_e, hi_e = lo + (lo % 2), hi - (hi % 2)
     if lo_e > hi_e or 3 * m * lo_e > m * B or 3 * m * hi_e < m * B:
         raise ValueError(f"`B` must admit even sizes in (B/4, B/2) averaging B/3, got B={B}")
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     w = 2 * rng.integers(lo_e // 2, hi_e // 2, size=3 * m, endpoint=True)
     diff = m * B - int(w.sum())  # even: adjust by steps of 2 within the bounds
     while diff:
@@ -193,9 +205,10 @@ def three_partition_no_instance(m, *, B=None, seed=None):
 
 
 @lru_cache(maxsize=8)
-def _read_census(dataset):
+def _read_census(dataset: str) -> tuple[tuple[str, ...], np.ndarray]:
     text = resources.files("names").joinpath(CENSUS_FILES[dataset]).read_text(encoding="ascii")
-    names, freq = [], []
+    names: list[str] = []
+    freq: list[str] = []
     for line_no, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -211,7 +224,9 @@ def _read_census(dataset):
     return tuple(names), sizes
 
 
-def census_names(dataset, *, min_frequency=0.001):
+def census_names(
+    dataset: str, *, min_frequency: float = 0.001
+) -> tuple[tuple[str, ...], np.ndarray]:
     """Names and item sizes of a 1990 Census name list (Du et al. 2009, §5).
 
     Parameters
@@ -232,16 +247,16 @@ def census_names(dataset, *, min_frequency=0.001):
     >>> names[0], int(sizes[0])
     ('JAMES', 3318)
     """
-    if dataset not in CENSUS_FILES:
-        raise ValueError(f"`dataset` must be one of {sorted(CENSUS_FILES)}, got {dataset!r}")
-    if isinstance(min_frequency, bool) or not isinstance(min_frequency, int | float):
-        raise ValueError(f"`min_frequency` must be a number, got {min_frequency!r}")
+    check_choice("dataset", dataset, CENSUS_FILES)
+    min_frequency = check_number("min_frequency", min_frequency)
     names, sizes = _read_census(dataset)
     keep = np.flatnonzero(sizes >= max(1, round(min_frequency * 1000)))
     return tuple(names[i] for i in keep), sizes[keep]
 
 
-def census_instance(dataset, *, k, min_frequency=0.001, with_names=False):
+def census_instance(
+    dataset: str, *, k: int, min_frequency: float = 0.001, with_names: bool = False
+) -> BinCoveringInstance:
     """The census list ``dataset`` as a :class:`BinCoveringInstance` with parameter ``k``.
 
     ``with_names=True`` keeps the names on the instance (they enter its content hash).
@@ -252,4 +267,4 @@ def census_instance(dataset, *, k, min_frequency=0.001, with_names=False):
     4275
     """
     names, sizes = census_names(dataset, min_frequency=min_frequency)
-    return BinCoveringInstance(sizes, _positive_int("k", k), names if with_names else None)
+    return BinCoveringInstance(sizes, check_int("k", k, low=1), names if with_names else None)

@@ -11,9 +11,10 @@ Theorem 11 returns bins that may fall to ``(1 - 2 eps) k``; :func:`verify` check
 against that floor (*relaxed mode*) and says so in its result (:class:`BinCoveringVerification`).
 """
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
 from anonratio.instances.base import (
@@ -26,6 +27,8 @@ from anonratio.instances.base import (
 from anonratio.instances.base import verify as _verify
 from anonratio.instances.errors import InfeasibleInstanceError
 from anonratio.instances.solution import Solution
+from anonratio.instances.validation import check_int, check_number
+from numpy.typing import ArrayLike
 
 __all__ = [
     "BinCoveringInstance",
@@ -37,20 +40,23 @@ __all__ = [
 ]
 
 
-def check_epsilon(epsilon):
-    """Validate the ``epsilon`` of the relaxed scheme (a float in (0, 1/2)); return it as float."""
-    if (
-        isinstance(epsilon, bool)
-        or not isinstance(epsilon, int | float | np.integer | np.floating)
-        or not 0.0 < float(epsilon) < 0.5
-    ):
-        raise ValueError(f"`epsilon` must be a number in (0, 0.5), got {epsilon!r}")
-    return float(epsilon)
+def check_epsilon(epsilon: Any) -> float:
+    """Validate the ``epsilon`` of the relaxed scheme (a number in (0, 1/2)); return it as float.
+
+    Examples
+    --------
+    >>> check_epsilon(0.7)
+    Traceback (most recent call last):
+    ...
+    ValueError: `epsilon` must be a number in (0, 0.5), got 0.7
+    """
+    return check_number("epsilon", epsilon, low=0, high=0.5, closed="neither")
 
 
-def _bin_covering_iv(sizes, k, names):
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise ValueError(f"`k` must be a positive integer, got {k!r}")
+def _bin_covering_iv(
+    sizes: Any, k: Any, names: Any
+) -> tuple[np.ndarray, int, tuple[str, ...] | None]:
+    k = check_int("k", k, low=1)
     arr = np.asarray(sizes)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"`sizes` must be a non-empty 1-D sequence, got shape {arr.shape}")
@@ -73,13 +79,13 @@ def _bin_covering_iv(sizes, k, names):
     total = int(arr.sum())
     if total < k:
         raise InfeasibleInstanceError(
-            f"the item sizes sum to {total}, less than k={int(k)}: no bin can reach k"
+            f"the item sizes sum to {total}, less than k={k}: no bin can reach k"
         )
     if names is not None:
         names = tuple(str(s) for s in names)
         if len(names) != arr.size:
             raise ValueError(f"`names` must have one entry per item ({arr.size}), got {len(names)}")
-    return arr, int(k), names
+    return arr, k, names
 
 
 @register_problem("bin-covering")
@@ -103,11 +109,20 @@ class BinCoveringInstance:
     (13, 2)
     """
 
+    #: the registered problem name (set by :func:`~anonratio.instances.base.register_problem`)
+    problem: ClassVar[str]
+
     sizes: np.ndarray
     k: int
-    names: tuple | None = None
+    names: tuple[str, ...] | None = None
 
-    def __post_init__(self):
+    if TYPE_CHECKING:  # what the constructor accepts; __post_init__ normalizes it
+
+        def __init__(
+            self, sizes: ArrayLike, k: int, names: Sequence[str] | None = None
+        ) -> None: ...
+
+    def __post_init__(self) -> None:
         arr, k, names = _bin_covering_iv(self.sizes, self.k, self.names)
         arr.setflags(write=False)
         object.__setattr__(self, "sizes", arr)
@@ -115,41 +130,46 @@ class BinCoveringInstance:
         object.__setattr__(self, "names", names)
 
     @property
-    def n(self):
+    def n(self) -> int:
+        """Number of items."""
         return int(self.sizes.size)
 
     @property
-    def params(self):
+    def params(self) -> dict[str, Any]:
+        """The problem parameters of a run: ``{"k": k}``."""
         return {"k": self.k}
 
     @cached_property
-    def total(self):
+    def total(self) -> int:
         """``S = sum x``."""
         return int(self.sizes.sum())
 
     @cached_property
-    def max_size(self):
+    def max_size(self) -> int:
+        """The largest item size."""
         return int(self.sizes.max())
 
     @property
-    def max_bins(self):
+    def max_bins(self) -> int:
         """At most ``floor(S / k)`` bins can each reach ``k`` (and at most ``n``)."""
         return min(self.total // self.k, self.n)
 
     @cached_property
-    def distinct(self):
+    def distinct(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(values, counts, inverse)``: distinct sizes (decreasing), their counts, item map."""
         values, inverse, counts = np.unique(-self.sizes, return_inverse=True, return_counts=True)
         return -values, counts, inverse.reshape(-1)
 
-    def to_dict(self):
-        d = {"sizes": self.sizes.tolist(), "k": self.k}
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: sizes, ``k`` and (when kept) the names."""
+        d: dict[str, Any] = {"sizes": self.sizes.tolist(), "k": self.k}
         if self.names is not None:
             d["names"] = list(self.names)
         return d
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d: Mapping[str, Any]) -> Self:
+        """The instance of :meth:`to_dict`'s output."""
         return cls(np.asarray(d["sizes"], dtype=np.int64), int(d["k"]), d.get("names"))
 
 
@@ -185,7 +205,7 @@ class BinCoveringVerification(Verification):
     )
 
 
-def bin_loads(instance, labels):
+def bin_loads(instance: BinCoveringInstance, labels: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Bin ids (sorted) and their loads for a label vector with non-negative ids."""
     ids, inverse = np.unique(np.asarray(labels), return_inverse=True)
     loads = np.bincount(inverse.reshape(-1), weights=instance.sizes, minlength=ids.size)
@@ -193,7 +213,13 @@ def bin_loads(instance, labels):
 
 
 @_verify.register
-def _verify_bin_covering(instance: BinCoveringInstance, solution, *, strict=True, relaxed=None):
+def _verify_bin_covering(
+    instance: BinCoveringInstance,
+    solution: Any,
+    *,
+    strict: bool = True,
+    relaxed: float | bool | None = None,
+) -> BinCoveringVerification:
     """Check a bin assignment; ``relaxed`` = None (auto), False (floor k) or an ``epsilon``.
 
     In auto mode a :class:`Solution` whose ``info["relaxed"]`` is true (the relaxed scheme's
@@ -210,7 +236,7 @@ def _verify_bin_covering(instance: BinCoveringInstance, solution, *, strict=True
     k = instance.k
     floor = k if eps is None else (1.0 - 2.0 * eps) * k
     labels, violations = _labels_of(solution, instance.n)
-    extra = {"relaxed": eps is not None, "epsilon": eps, "floor": float(floor)}
+    extra: dict[str, Any] = {"relaxed": eps is not None, "epsilon": eps, "floor": float(floor)}
     if labels is None:
         finish_verification(violations, None, strict)
         return BinCoveringVerification(False, None, violations, **extra)
@@ -228,7 +254,7 @@ def _verify_bin_covering(instance: BinCoveringInstance, solution, *, strict=True
         violations.append(f"bin {int(ids[j])} has load {int(loads[j])}, less than {what}")
     if low.size > 5:
         violations.append(f"... {low.size - 5} more bins are below the floor")
-    stats = {
+    stats: dict[str, Any] = {
         "n_bins": int(ids.size),
         "min_load": int(loads.min()),
         "max_load": int(loads.max()),
@@ -242,12 +268,14 @@ def _verify_bin_covering(instance: BinCoveringInstance, solution, *, strict=True
     return BinCoveringVerification(True, float(loads.max()), [], **extra, **stats)
 
 
-def verify_relaxed(instance, solution, *, epsilon, strict=True):
+def verify_relaxed(
+    instance: BinCoveringInstance, solution: Any, *, epsilon: float, strict: bool = True
+) -> BinCoveringVerification:
     """Verify against the relaxed floor ``(1 - 2 epsilon) k`` of Theorem 11 (Du et al. 2009)."""
     return _verify_bin_covering(instance, solution, strict=strict, relaxed=check_epsilon(epsilon))
 
 
-def bin_covering_lower_bound(instance):
+def bin_covering_lower_bound(instance: BinCoveringInstance) -> tuple[int, str]:
     """``(value, source)``: ``max(k, max x, ceil(S / floor(S/k)))`` and which term attains it.
 
     Every bin reaches ``k``; the largest item lies in some bin; at most ``floor(S/k)`` bins
@@ -255,11 +283,11 @@ def bin_covering_lower_bound(instance):
     """
     k, s = instance.k, instance.total
     terms = {"k": k, "max-size": instance.max_size, "S/floor(S/k)": -(-s // (s // k))}
-    source = max(terms, key=terms.get)
+    source = max(terms, key=lambda name: terms[name])
     return int(terms[source]), source
 
 
 @lower_bound.register
-def _lower_bound_bin_covering(instance: BinCoveringInstance):
+def _lower_bound_bin_covering(instance: BinCoveringInstance) -> tuple[float, str]:
     value, source = bin_covering_lower_bound(instance)
     return float(value), source

@@ -23,34 +23,22 @@ Each generator returns a
 partition (``witness_labels``, ``witness_rectangles``) of cost ``optimum``.
 """
 
+from typing import Any
+
 import numpy as np
 from anonratio.instances.gps_rectangles.instance import GpsRectanglesInstance
+from anonratio.instances.validation import SeedLike, check_int, check_number, check_random_state
 
 __all__ = ["uniform_points", "clustered_points", "cross_gadget", "pinwheel_gadget"]
 
 
-def _int_at_least(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _positive_number(name, value):
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float | np.integer | np.floating)
-        or not np.isfinite(value)
-        or value <= 0
-    ):
-        raise ValueError(f"`{name}` must be a positive finite number, got {value!r}")
-    return float(value)
-
-
-def _weights(rng, n, weight_max):
+def _weights(rng: np.random.Generator, n: int, weight_max: int) -> np.ndarray:
     return rng.integers(1, weight_max, size=n, endpoint=True)
 
 
-def uniform_points(n, *, k, weight_max=1, grid=None, seed=None):
+def uniform_points(
+    n: int, *, k: int, weight_max: int = 1, grid: int | None = None, seed: SeedLike = None
+) -> GpsRectanglesInstance:
     """``n`` points uniform in ``[0, 1)^2`` (or in ``{0..grid-1}^2``), weights in
     ``[1, weight_max]``.
 
@@ -63,18 +51,27 @@ def uniform_points(n, *, k, weight_max=1, grid=None, seed=None):
     >>> uniform_points(10, k=3, seed=0).n
     10
     """
-    n = _int_at_least("n", n, 1)
-    k = _int_at_least("k", k, 1)
-    weight_max = _int_at_least("weight_max", weight_max, 1)
-    rng = np.random.default_rng(seed)
+    n = check_int("n", n, low=1)
+    k = check_int("k", k, low=1)
+    weight_max = check_int("weight_max", weight_max, low=1)
+    rng = check_random_state(seed)
+    pts: np.ndarray
     if grid is None:
         pts = rng.random((n, 2))
     else:
-        pts = rng.integers(0, _int_at_least("grid", grid, 1), size=(n, 2))
+        pts = rng.integers(0, check_int("grid", grid, low=1), size=(n, 2))
     return GpsRectanglesInstance(pts, _weights(rng, n, weight_max), k)
 
 
-def clustered_points(n, *, k, n_clusters=3, spread=0.05, weight_max=1, seed=None):
+def clustered_points(
+    n: int,
+    *,
+    k: int,
+    n_clusters: int = 3,
+    spread: float = 0.05,
+    weight_max: int = 1,
+    seed: SeedLike = None,
+) -> GpsRectanglesInstance:
     """``n`` points in ``n_clusters`` Gaussian clusters (standard deviation ``spread``) around
     centres uniform in the unit square; weights in ``[1, weight_max]``.
 
@@ -83,19 +80,19 @@ def clustered_points(n, *, k, n_clusters=3, spread=0.05, weight_max=1, seed=None
     >>> clustered_points(30, k=3, n_clusters=2, seed=1).n
     30
     """
-    n = _int_at_least("n", n, 1)
-    k = _int_at_least("k", k, 1)
-    n_clusters = _int_at_least("n_clusters", n_clusters, 1)
-    spread = _positive_number("spread", spread)
-    weight_max = _int_at_least("weight_max", weight_max, 1)
-    rng = np.random.default_rng(seed)
+    n = check_int("n", n, low=1)
+    k = check_int("k", k, low=1)
+    n_clusters = check_int("n_clusters", n_clusters, low=1)
+    spread = check_number("spread", spread, low=0, closed="neither")
+    weight_max = check_int("weight_max", weight_max, low=1)
+    rng = check_random_state(seed)
     centres = rng.random((n_clusters, 2))
     which = rng.integers(0, n_clusters, size=n)
     pts = centres[which] + rng.normal(0.0, spread, size=(n, 2))
     return GpsRectanglesInstance(pts, _weights(rng, n, weight_max), k)
 
 
-def cross_gadget(k):
+def cross_gadget(k: int) -> tuple[GpsRectanglesInstance, dict[str, Any]]:
     """Theorem 4's worst case: multiplicity ``k`` at the origin, ``k - 1`` at N, S, E, W.
 
     kd-tree splitting cannot cut it and returns one rectangle of weight ``5k - 4`` — its proven
@@ -115,7 +112,7 @@ def cross_gadget(k):
     >>> inst.weights.tolist(), meta["optimum"]
     ([3, 2, 2, 2, 2], 11)
     """
-    k = _int_at_least("k", k, 2)
+    k = check_int("k", k, low=2)
     pts = [(0, 0), (0, 1), (0, -1), (1, 0), (-1, 0)]
     inst = GpsRectanglesInstance(pts, [k] + [k - 1] * 4, k)
     meta = {
@@ -133,7 +130,7 @@ def cross_gadget(k):
     return inst, meta
 
 
-def pinwheel_gadget(k):
+def pinwheel_gadget(k: int) -> tuple[GpsRectanglesInstance, dict[str, Any]]:
     """The cross with four corner helpers: optimum ``k`` (a pinwheel), kd-tree ``2k - 1``.
 
     Points: the cross of :func:`cross_gadget` at ``(0, 0)``, ``(0, ±1)``, ``(±1, 0)`` and unit
@@ -158,8 +155,8 @@ def pinwheel_gadget(k):
     >>> inst.n, inst.total_weight, meta["optimum"]
     (9, 20, 4)
     """
-    k = _int_at_least("k", k, 2)
-    pts = [(0, 0), (0, 1), (1, 0), (0, -1), (-1, 0)]
+    k = check_int("k", k, low=2)
+    pts: list[tuple[float, float]] = [(0, 0), (0, 1), (1, 0), (0, -1), (-1, 0)]
     pts += [(-1.5, 1.5), (1.5, 1.5), (1.5, -1.5), (-1.5, -1.5)]
     weights = [k] + [k - 1] * 4 + [1] * 4
     inst = GpsRectanglesInstance(pts, weights, k)

@@ -6,10 +6,18 @@ is an inclusive cell range ``(i0, j0, i1, j1)`` (module notes of
 :mod:`anonratio.instances.gps_rectangles.instance`).
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping
 from time import perf_counter
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from anonratio.instances.solution import Solution, relative_gap
+from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:  # the instance module imports this one
+    from anonratio.instances.gps_rectangles.instance import GpsRectanglesInstance
 
 __all__ = [
     "cells_to_rectangles",
@@ -25,7 +33,7 @@ _PAIR_BLOCK = 2_000_000
 
 
 # ---------------------------------------------------------------------------------------------
-def cells_to_rectangles(instance, cells):
+def cells_to_rectangles(instance: GpsRectanglesInstance, cells: ArrayLike) -> np.ndarray:
     """Rectangles ``(x0, y0, x1, y1)`` (float array, shape (R, 4)) of inclusive cell ranges
     ``(i0, j0, i1, j1)`` on the compressed grid."""
     c = np.asarray(cells, dtype=np.int64).reshape(-1, 4)
@@ -33,7 +41,7 @@ def cells_to_rectangles(instance, cells):
     return np.column_stack([xe[c[:, 0]], ye[c[:, 1]], xe[c[:, 2] + 1], ye[c[:, 3] + 1]])
 
 
-def rectangles_to_cells(instance, rectangles):
+def rectangles_to_cells(instance: GpsRectanglesInstance, rectangles: ArrayLike) -> np.ndarray:
     """Inclusive cell ranges ``(i0, j0, i1, j1)`` of rectangles: the grid columns and rows
     whose coordinates they contain (exact for a verified tiling)."""
     r = np.asarray(rectangles, dtype=np.float64).reshape(-1, 4)
@@ -48,7 +56,7 @@ def rectangles_to_cells(instance, rectangles):
     ).astype(np.int64)
 
 
-def labels_from_cells(instance, cells):
+def labels_from_cells(instance: GpsRectanglesInstance, cells: ArrayLike) -> np.ndarray:
     """Label per point: the index of the cell range holding its grid cell (-1 if none).
 
     O(n R) in blocks; meant for the small outputs of the exact solvers.
@@ -65,14 +73,16 @@ def labels_from_cells(instance, cells):
     return labels
 
 
-def rectangle_weights(instance, labels, n_rectangles=None):
+def rectangle_weights(
+    instance: GpsRectanglesInstance, labels: ArrayLike, n_rectangles: int | None = None
+) -> np.ndarray:
     """Weight of every rectangle id ``0 .. R-1`` under ``labels`` (non-negative ids)."""
-    labels = np.asarray(labels, dtype=np.int64)
-    size = int(labels.max()) + 1 if n_rectangles is None else int(n_rectangles)
-    return np.bincount(labels, weights=instance.weights, minlength=size).round().astype(np.int64)
+    lab = np.asarray(labels, dtype=np.int64)
+    size = int(lab.max()) + 1 if n_rectangles is None else int(n_rectangles)
+    return np.bincount(lab, weights=instance.weights, minlength=size).round().astype(np.int64)
 
 
-def grid_weights(instance):
+def grid_weights(instance: GpsRectanglesInstance) -> np.ndarray:
     """Total point weight per grid cell, an ``(nx, ny)`` int64 array."""
     nx, ny = instance.grid_shape
     g = np.zeros((nx, ny), dtype=np.int64)
@@ -81,17 +91,26 @@ def grid_weights(instance):
 
 
 def solution_from_cells(
-    instance, cells, *, algorithm, status, objective, bound, params, seed, t0, info
-):
+    instance: GpsRectanglesInstance,
+    cells: ArrayLike | None,
+    *,
+    algorithm: str,
+    status: str,
+    objective: float | None,
+    bound: float | None,
+    params: Mapping[str, Any],
+    seed: int | None,
+    t0: float,
+    info: Mapping[str, Any],
+) -> Solution:
     """A :class:`Solution` from grid cell ranges (labels and rectangles derived from them)."""
-    labels = rects = None
+    labels = None
     if cells is not None:
-        cells = np.asarray(cells, dtype=np.int64).reshape(-1, 4)
-        order = np.lexsort((cells[:, 1], cells[:, 0]))
-        cells = cells[order]
-        labels = labels_from_cells(instance, cells)
-        rects = [tuple(r) for r in cells_to_rectangles(instance, cells).tolist()]
-        info = {**info, "rectangles": rects, "cells": [tuple(c) for c in cells.tolist()]}
+        c = np.asarray(cells, dtype=np.int64).reshape(-1, 4)
+        c = c[np.lexsort((c[:, 1], c[:, 0]))]
+        labels = labels_from_cells(instance, c)
+        rects = [tuple(r) for r in cells_to_rectangles(instance, c).tolist()]
+        info = {**info, "rectangles": rects, "cells": [tuple(x) for x in c.tolist()]}
     return Solution(
         labels=labels,
         algorithm=algorithm,

@@ -34,11 +34,14 @@ optimum is at least ``max(k, max_p w_p)``; at most ``floor(W / k)`` rectangles e
 heaviest weighs at least ``ceil(W / floor(W / k))``.
 """
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
 from anonratio.instances.base import (
+    Verification,
     _labels_of,
     finish_verification,
     lower_bound,
@@ -48,6 +51,8 @@ from anonratio.instances.base import (
 from anonratio.instances.errors import InfeasibleInstanceError, InstanceFormatError
 from anonratio.instances.gps_rectangles.grid import rectangle_weights
 from anonratio.instances.solution import Solution
+from anonratio.instances.validation import check_int
+from numpy.typing import ArrayLike
 
 __all__ = [
     "GpsRectanglesInstance",
@@ -60,9 +65,8 @@ __all__ = [
 _PAIR_BLOCK = 2_000_000
 
 
-def _gps_iv(points, weights, k):
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise ValueError(f"`k` must be an integer >= 1, got {k!r}")
+def _gps_iv(points: Any, weights: Any, k: Any) -> tuple[np.ndarray, np.ndarray, int]:
+    k = check_int("k", k, low=1)
     try:
         pts = np.asarray(points, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -79,44 +83,42 @@ def _gps_iv(points, weights, k):
         raise InstanceFormatError(
             f"`points` must have finite coordinates, got {tuple(pts[i].tolist())} at index {i}"
         )
-    n = pts.shape[0]
-    if weights is None:
-        w = np.ones(n, dtype=np.int64)
-    else:
-        raw = np.asarray(weights)
-        if raw.shape != (n,):
-            raise InstanceFormatError(
-                f"`weights` must have one entry per point ({n}), got shape {raw.shape}"
-            )
-        if raw.dtype == bool or not (
-            np.issubdtype(raw.dtype, np.integer) or np.issubdtype(raw.dtype, np.floating)
-        ):
-            raise InstanceFormatError(
-                f"`weights` must be non-negative integers, got dtype {raw.dtype}"
-            )
-        if np.issubdtype(raw.dtype, np.floating):
-            bad = np.flatnonzero(~np.isfinite(raw) | (raw != np.round(raw)))
-            if bad.size:
-                i = int(bad[0])
-                raise InstanceFormatError(
-                    f"`weights` must be non-negative integers, got {raw[i].item()!r} at index {i}"
-                )
-        bad = np.flatnonzero(raw < 0)
-        if bad.size:
-            i = int(bad[0])
-            raise InstanceFormatError(
-                f"`weights` must be non-negative integers, got {raw[i].item()!r} at index {i}"
-            )
-        w = raw.astype(np.int64)
+    w = _gps_weights(weights, pts.shape[0])
     total = int(w.sum())
     if total < k:
         raise InfeasibleInstanceError(
-            f"the points weigh {total} in total, less than k={int(k)}: no rectangle can reach k"
+            f"the points weigh {total} in total, less than k={k}: no rectangle can reach k"
         )
-    return pts + 0.0, w, int(k)  # + 0.0 turns -0.0 into 0.0
+    return pts + 0.0, w, k  # + 0.0 turns -0.0 into 0.0
 
 
-def _merge_duplicates(pts, w):
+def _gps_weights(weights: Any, n: int) -> np.ndarray:
+    """The validated int64 weights of ``n`` points (``None``: 1 each)."""
+    if weights is None:
+        return np.ones(n, dtype=np.int64)
+    raw = np.asarray(weights)
+    if raw.shape != (n,):
+        raise InstanceFormatError(
+            f"`weights` must have one entry per point ({n}), got shape {raw.shape}"
+        )
+    if raw.dtype == bool or not (
+        np.issubdtype(raw.dtype, np.integer) or np.issubdtype(raw.dtype, np.floating)
+    ):
+        raise InstanceFormatError(f"`weights` must be non-negative integers, got dtype {raw.dtype}")
+    bad = np.empty(0, dtype=np.intp)
+    if np.issubdtype(raw.dtype, np.floating):  # first a NaN, an infinity or a fraction
+        bad = np.flatnonzero(~np.isfinite(raw) | (raw != np.round(raw)))
+    if not bad.size:
+        bad = np.flatnonzero(raw < 0)
+    if bad.size:
+        i = int(bad[0])
+        raise InstanceFormatError(
+            f"`weights` must be non-negative integers, got {raw[i].item()!r} at index {i}"
+        )
+    return raw.astype(np.int64)
+
+
+def _merge_duplicates(pts: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct points in order of first occurrence, summed weights, input -> point index."""
     uniq, first, inverse = np.unique(pts, axis=0, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")
@@ -128,7 +130,7 @@ def _merge_duplicates(pts, w):
     return uniq[order], merged, source
 
 
-def _edges(values, name):
+def _edges(values: np.ndarray, name: str) -> np.ndarray:
     """Box ends and the midpoints strictly between consecutive distinct ``values``."""
     if values.size == 1:
         return np.array([values[0], values[0]])
@@ -176,11 +178,20 @@ class GpsRectanglesInstance:
     (3, [1, 3, 1], [0, 1, 1, 2])
     """
 
+    #: the registered problem name (set by :func:`~anonratio.instances.base.register_problem`)
+    problem: ClassVar[str]
+
     points: np.ndarray
     weights: np.ndarray
     k: int
+    #: which distinct point each input row became (provenance only, not serialized)
+    source_index: np.ndarray = field(init=False, repr=False)
 
-    def __post_init__(self):
+    if TYPE_CHECKING:  # what the constructor accepts; __post_init__ normalizes it
+
+        def __init__(self, points: ArrayLike, weights: ArrayLike | None, k: int) -> None: ...
+
+    def __post_init__(self) -> None:
         pts, w, k = _gps_iv(self.points, self.weights, self.k)
         pts, w, source = _merge_duplicates(pts, w)
         for a in (pts, w, source):
@@ -192,24 +203,27 @@ class GpsRectanglesInstance:
         _ = self.x_edges, self.y_edges  # validate that every gap holds a midpoint
 
     @property
-    def n(self):
+    def n(self) -> int:
         """Number of distinct points."""
         return int(self.weights.size)
 
     @property
-    def params(self):
+    def params(self) -> dict[str, Any]:
+        """The problem parameters of a run: ``{"k": k}``."""
         return {"k": self.k}
 
     @cached_property
-    def total_weight(self):
+    def total_weight(self) -> int:
+        """The sum of the point weights."""
         return int(self.weights.sum())
 
     @cached_property
-    def max_weight(self):
+    def max_weight(self) -> int:
+        """The heaviest point's weight."""
         return int(self.weights.max())
 
     @cached_property
-    def _ranks(self):
+    def _ranks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         xs, ix = np.unique(self.points[:, 0], return_inverse=True)
         ys, iy = np.unique(self.points[:, 1], return_inverse=True)
         out = (xs, ys, ix.reshape(-1).astype(np.int64), iy.reshape(-1).astype(np.int64))
@@ -218,51 +232,56 @@ class GpsRectanglesInstance:
         return out
 
     @property
-    def xs(self):
+    def xs(self) -> np.ndarray:
         """Distinct x-coordinates, increasing (``nx`` of them)."""
         return self._ranks[0]
 
     @property
-    def ys(self):
+    def ys(self) -> np.ndarray:
+        """Distinct y-coordinates, increasing (``ny`` of them)."""
         return self._ranks[1]
 
     @property
-    def ix(self):
+    def ix(self) -> np.ndarray:
         """Rank of each point's x among :attr:`xs` (its grid column)."""
         return self._ranks[2]
 
     @property
-    def iy(self):
+    def iy(self) -> np.ndarray:
+        """Rank of each point's y among :attr:`ys` (its grid row)."""
         return self._ranks[3]
 
     @property
-    def grid_shape(self):
+    def grid_shape(self) -> tuple[int, int]:
         """``(nx, ny)``: distinct x- and y-coordinates."""
         return int(self.xs.size), int(self.ys.size)
 
     @cached_property
-    def x_edges(self):
+    def x_edges(self) -> np.ndarray:
         """``nx + 1`` cell edges: ``xs[0]``, the midpoints, ``xs[-1]``."""
         e = _edges(self.xs, "x")
         e.setflags(write=False)
         return e
 
     @cached_property
-    def y_edges(self):
+    def y_edges(self) -> np.ndarray:
+        """``ny + 1`` cell edges: ``ys[0]``, the midpoints, ``ys[-1]``."""
         e = _edges(self.ys, "y")
         e.setflags(write=False)
         return e
 
     @property
-    def box(self):
+    def box(self) -> tuple[float, float, float, float]:
         """The bounding box ``(x0, y0, x1, y1)``."""
         return (float(self.xs[0]), float(self.ys[0]), float(self.xs[-1]), float(self.ys[-1]))
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: the distinct points, their weights and ``k``."""
         return {"points": self.points.tolist(), "weights": self.weights.tolist(), "k": self.k}
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d: Mapping[str, Any]) -> Self:
+        """The instance of :meth:`to_dict`'s output."""
         try:
             points, weights, k = d["points"], d["weights"], d["k"]
         except (KeyError, TypeError) as exc:
@@ -273,15 +292,15 @@ class GpsRectanglesInstance:
 # ---------------------------------------------------------------------------------------------
 # verification
 # ---------------------------------------------------------------------------------------------
-def _tiling_violations(instance, rects):
+def _tiling_violations(instance: GpsRectanglesInstance, rects: np.ndarray) -> list[str]:
     """Violations of "``rects`` tile the bounding box" (empty list when they do)."""
-    out = []
+    out: list[str] = []
     bx0, by0, bx1, by1 = instance.box
     x0, y0, x1, y1 = rects.T
     outside = np.flatnonzero((x0 < bx0) | (y0 < by0) | (x1 > bx1) | (y1 > by1))
     for r in outside[:3]:
         out.append(f"rectangle {int(r)} {tuple(rects[r].tolist())} leaves the box {instance.box}")
-    ranks = []
+    ranks: list[tuple[np.ndarray, np.ndarray, int, np.ndarray | None]] = []
     for lo, hi, b0, b1, axis in ((x0, x1, bx0, bx1, "x"), (y0, y1, by0, by1, "y")):
         if b0 == b1:  # degenerate box: every rectangle is the whole (zero) extent
             bad = np.flatnonzero((lo != b0) | (hi != b0))
@@ -333,7 +352,9 @@ def _tiling_violations(instance, rects):
     return out
 
 
-def verify_rectangles(instance, labels, rectangles, *, strict=True):
+def verify_rectangles(
+    instance: GpsRectanglesInstance, labels: ArrayLike, rectangles: Any, *, strict: bool = True
+) -> Verification:
     """Verify a labelled rectangle partition (the core of :func:`verify` for this problem).
 
     Checks that ``rectangles`` (``(x0, y0, x1, y1)`` per label id) tile the bounding box, that
@@ -351,38 +372,13 @@ def verify_rectangles(instance, labels, rectangles, *, strict=True):
     point lies in no other closed rectangle iff in each dimension it is strictly inside its
     rectangle or on a side that is part of the box's boundary: O(n).
     """
-    violations = []
-    labels = np.asarray(labels)
-    if labels.shape != (instance.n,) or not np.issubdtype(labels.dtype, np.integer):
-        violations.append(
-            f"labels must be integers, one per point ({instance.n}), got shape {labels.shape} "
-            f"and dtype {labels.dtype}"
-        )
-        return finish_verification(violations, None, strict)
-    try:
-        rects = np.asarray(rectangles, dtype=np.float64)
-    except (TypeError, ValueError):
-        rects = np.empty((0,))
-    if rects.ndim != 2 or rects.shape[1] != 4 or rects.shape[0] == 0:
-        violations.append(
-            f"rectangles must be a non-empty list of (x0, y0, x1, y1), got shape {rects.shape}"
-        )
-        return finish_verification(violations, None, strict)
-    if not np.isfinite(rects).all():
-        violations.append("rectangle coordinates must be finite")
-        return finish_verification(violations, None, strict)
-    n_rect = rects.shape[0]
-    labels = labels.astype(np.int64)
-    bad = np.flatnonzero((labels < 0) | (labels >= n_rect))
-    if bad.size:
-        violations.append(
-            f"point {int(bad[0])} has label {int(labels[bad[0]])}, not a rectangle id in "
-            f"[0, {n_rect})"
-        )
-        return finish_verification(violations, None, strict)
+    checked = _rectangle_input(instance, labels, rectangles)
+    if isinstance(checked, str):
+        return finish_verification([checked], None, strict)
+    lab, rects = checked
     tiling = _tiling_violations(instance, rects)
-    violations += tiling
-    own = rects[labels]
+    violations = list(tiling)
+    own = rects[lab]
     px, py = instance.points[:, 0], instance.points[:, 1]
     outside = np.flatnonzero(
         (px < own[:, 0]) | (px > own[:, 2]) | (py < own[:, 1]) | (py > own[:, 3])
@@ -390,28 +386,13 @@ def verify_rectangles(instance, labels, rectangles, *, strict=True):
     for p in outside[:3]:
         violations.append(
             f"point {int(p)} {tuple(instance.points[p].tolist())} is not in its rectangle "
-            f"{int(labels[p])} {tuple(own[p].tolist())}"
+            f"{int(lab[p])} {tuple(own[p].tolist())}"
         )
     if len(outside) > 3:
         violations.append(f"... {len(outside) - 3} more points lie outside their rectangles")
     if not tiling and not len(outside):
-        bx0, by0, bx1, by1 = instance.box
-
-        def clear(v, lo, hi, b0, b1):
-            return ((lo < v) & (v < hi)) | ((v == lo) & (lo == b0)) | ((v == hi) & (hi == b1))
-
-        shared = np.flatnonzero(
-            ~clear(px, own[:, 0], own[:, 2], bx0, bx1) | ~clear(py, own[:, 1], own[:, 3], by0, by1)
-        )
-        for p in shared[:3]:
-            violations.append(
-                f"point {int(p)} {tuple(instance.points[p].tolist())} lies on an edge its "
-                f"rectangle {int(labels[p])} shares with another rectangle (edges between "
-                "rectangles must pass between points)"
-            )
-        if len(shared) > 3:
-            violations.append(f"... {len(shared) - 3} more points lie on shared edges")
-    weight = rectangle_weights(instance, labels, n_rect)
+        violations += _shared_edge_violations(instance, lab, own)
+    weight = rectangle_weights(instance, lab, rects.shape[0])
     light = np.flatnonzero(weight < instance.k)
     for r in light[:5]:
         violations.append(f"rectangle {int(r)} weighs {int(weight[r])}, less than k={instance.k}")
@@ -420,8 +401,64 @@ def verify_rectangles(instance, labels, rectangles, *, strict=True):
     return finish_verification(violations, weight.max(), strict)
 
 
+def _rectangle_input(
+    instance: GpsRectanglesInstance, labels: ArrayLike, rectangles: Any
+) -> tuple[np.ndarray, np.ndarray] | str:
+    """``(labels, rectangles)`` as int64 and float64 arrays, or what is wrong with them."""
+    lab = np.asarray(labels)
+    if lab.shape != (instance.n,) or not np.issubdtype(lab.dtype, np.integer):
+        return (
+            f"labels must be integers, one per point ({instance.n}), got shape {lab.shape} "
+            f"and dtype {lab.dtype}"
+        )
+    try:
+        rects = np.asarray(rectangles, dtype=np.float64)
+    except (TypeError, ValueError):
+        rects = np.empty((0,))
+    if rects.ndim != 2 or rects.shape[1] != 4 or rects.shape[0] == 0:
+        return f"rectangles must be a non-empty list of (x0, y0, x1, y1), got shape {rects.shape}"
+    if not np.isfinite(rects).all():
+        return "rectangle coordinates must be finite"
+    lab = lab.astype(np.int64)
+    bad = np.flatnonzero((lab < 0) | (lab >= rects.shape[0]))
+    if bad.size:
+        return (
+            f"point {int(bad[0])} has label {int(lab[bad[0]])}, not a rectangle id in "
+            f"[0, {rects.shape[0]})"
+        )
+    return lab, rects
+
+
+def _shared_edge_violations(
+    instance: GpsRectanglesInstance, labels: np.ndarray, own: np.ndarray
+) -> list[str]:
+    """Points on an edge their rectangle shares with another one (given a tiling that holds
+    every point in its own rectangle): in each dimension a point must be strictly inside its
+    rectangle or on a side that is part of the box's boundary."""
+    bx0, by0, bx1, by1 = instance.box
+    px, py = instance.points[:, 0], instance.points[:, 1]
+
+    def clear(v: np.ndarray, lo: np.ndarray, hi: np.ndarray, b0: float, b1: float) -> np.ndarray:
+        return ((lo < v) & (v < hi)) | ((v == lo) & (lo == b0)) | ((v == hi) & (hi == b1))
+
+    shared = np.flatnonzero(
+        ~clear(px, own[:, 0], own[:, 2], bx0, bx1) | ~clear(py, own[:, 1], own[:, 3], by0, by1)
+    )
+    out = [
+        f"point {int(p)} {tuple(instance.points[p].tolist())} lies on an edge its "
+        f"rectangle {int(labels[p])} shares with another rectangle (edges between "
+        "rectangles must pass between points)"
+        for p in shared[:3]
+    ]
+    if len(shared) > 3:
+        out.append(f"... {len(shared) - 3} more points lie on shared edges")
+    return out
+
+
 @verify.register
-def _verify_gps(instance: GpsRectanglesInstance, solution, *, strict=True):
+def _verify_gps(
+    instance: GpsRectanglesInstance, solution: Any, *, strict: bool = True
+) -> Verification:
     """Check a :class:`Solution` whose ``info["rectangles"]`` lists ``(x0, y0, x1, y1)`` per
     label id; see :func:`verify_rectangles`. Labels alone cannot be checked (no geometry)."""
     labels, violations = _labels_of(solution, instance.n)
@@ -440,16 +477,16 @@ def _verify_gps(instance: GpsRectanglesInstance, solution, *, strict=True):
 # ---------------------------------------------------------------------------------------------
 # lower bound
 # ---------------------------------------------------------------------------------------------
-def gps_lower_bound(instance):
+def gps_lower_bound(instance: GpsRectanglesInstance) -> tuple[int, str]:
     """``(value, source)``: ``max(k, max_p w_p, ceil(W / floor(W / k)))`` and its best term."""
     k, total = instance.k, instance.total_weight
     terms = {"k": k, "max-weight": instance.max_weight, "part-count": -(-total // (total // k))}
-    source = max(terms, key=terms.get)
+    source = max(terms, key=lambda name: terms[name])
     return int(terms[source]), source
 
 
 @lower_bound.register
-def _lower_bound_gps(instance: GpsRectanglesInstance):
+def _lower_bound_gps(instance: GpsRectanglesInstance) -> tuple[float, str]:
     value, source = gps_lower_bound(instance)
     return float(value), source
 

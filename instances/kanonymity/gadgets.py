@@ -11,15 +11,17 @@
   a factor of about ``k / 4``.
 """
 
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from math import comb
+from typing import Any
 
 import networkx as nx
 import numpy as np
 from anonratio.instances.base import verify
-from anonratio.instances.kanonymity.generators import _check_int
 from anonratio.instances.kanonymity.instance import KAnonymityInstance
 from anonratio.instances.table import Table
+from anonratio.instances.validation import SeedLike, check_int, check_random_state
 
 __all__ = [
     "Gadget",
@@ -54,13 +56,15 @@ class Gadget:
     description: str
     witness: np.ndarray | None = None
     lower_bound: float | None = None
-    info: dict = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------------------------
 # §3: edge partition into triangles
 # ---------------------------------------------------------------------------------------------
-def _edge_order(graph, edge_order):
+def _edge_order(
+    graph: nx.Graph, edge_order: Sequence[tuple[Hashable, Hashable]] | None
+) -> list[tuple[Any, ...]]:
     if edge_order is None:
         return list(graph.edges)
     edges = [tuple(e) for e in edge_order]
@@ -75,7 +79,9 @@ def _edge_order(graph, edge_order):
     return edges
 
 
-def _triangle_iv(graph, k, triangles):
+def _triangle_iv(
+    graph: Any, k: Any, triangles: Sequence[Sequence[Hashable]] | None
+) -> dict[frozenset[Hashable], int] | None:
     if not isinstance(graph, nx.Graph) or graph.is_directed() or graph.is_multigraph():
         raise ValueError(f"`graph` must be a simple undirected networkx.Graph, got {graph!r}")
     if nx.number_of_selfloops(graph):
@@ -83,10 +89,10 @@ def _triangle_iv(graph, k, triangles):
     n_edges = graph.number_of_edges()
     if n_edges < 3:
         raise ValueError(f"`graph` must have at least 3 edges, got {n_edges}")
-    _check_int("k", k, 2, n_edges)
+    check_int("k", k, low=2, high=n_edges)
     if triangles is None:
         return None
-    seen = {}
+    seen: dict[frozenset[Hashable], int] = {}
     for idx, tri in enumerate(triangles):
         if len(tri) != 3:
             raise ValueError(f"`triangles` must hold vertex triples; entry {idx} is {tri!r}")
@@ -106,7 +112,14 @@ def _triangle_iv(graph, k, triangles):
     return seen
 
 
-def triangle_gadget(graph, *, k=3, triangles=None, preliminary=False, edge_order=None):
+def triangle_gadget(
+    graph: nx.Graph,
+    *,
+    k: int = 3,
+    triangles: Sequence[Sequence[Hashable]] | None = None,
+    preliminary: bool = False,
+    edge_order: Sequence[tuple[Hashable, Hashable]] | None = None,
+) -> Gadget:
     """The ternary table of the NP-hardness reduction from EDGE PARTITION INTO TRIANGLES.
 
     For a simple graph ``G = (V, E)`` with ``|E| = 3m`` the table ``T'`` has one row per edge and
@@ -163,31 +176,12 @@ def triangle_gadget(graph, *, k=3, triangles=None, preliminary=False, edge_order
         triangles = graph.graph.get("triangles")
     edge_triangle = _triangle_iv(graph, k, triangles)
     nodes = list(graph.nodes)
-    where = {v: i for i, v in enumerate(nodes)}
     edges = _edge_order(graph, edge_order)
-    n_edges, n_nodes = len(edges), len(nodes)
+    n_edges = len(edges)
     t = 1 if preliminary else int(np.ceil(np.log2(n_edges + 1)))
-    ends = np.array([[where[a], where[b]] for a, b in edges], dtype=np.int64)
-    ranks = np.arange(1, n_edges + 1)
-    bits = (ranks[:, None] >> np.arange(t - 1, -1, -1)[None, :]) & 1  # e_1 .. e_t, e_1 first
-    codes = np.zeros((n_edges, t * n_nodes), dtype=np.int32)
-    rows = np.arange(n_edges)[:, None]
-    offsets = np.arange(t)[None, :] * n_nodes
-    if preliminary:
-        codes[rows, offsets + ends[:, :1]] = 1
-        codes[rows, offsets + ends[:, 1:]] = 1
-        names = tuple(str(v) for v in nodes)
-        alphabet = ("0", "1")
-    else:
-        codes[rows, offsets + ends[:, :1]] = 1 + bits  # conf_0: 1 at a, 2 at b; conf_1 swaps
-        codes[rows, offsets + ends[:, 1:]] = 2 - bits
-        names = tuple(f"b{i}.{v}" for i in range(t) for v in nodes)
-        alphabet = ("0", "1", "2")
-    table = Table(codes, names, (alphabet,) * len(names))
-    instance = KAnonymityInstance(table, k, "suppression")
+    instance = KAnonymityInstance(_triangle_table(nodes, edges, t, preliminary), k, "suppression")
     m = n_edges // 3 if n_edges % 3 == 0 else n_edges / 3
     bound = 3.0 * t * n_edges if k >= 3 else None
-    kind = "binary T" if preliminary else "ternary T'"
     info = {
         "m": m,
         "t": t,
@@ -201,9 +195,24 @@ def triangle_gadget(graph, *, k=3, triangles=None, preliminary=False, edge_order
         optimum = 9.0 * m * t
         got = verify(instance, witness).cost
         assert got == optimum, f"triangle witness costs {got}, expected {optimum}"  # noqa: S101
-    description = (
+    description = _triangle_description(instance, len(nodes), m, t, optimum, bound, preliminary)
+    return Gadget(instance, optimum, description, witness, bound, info)
+
+
+def _triangle_description(
+    instance: KAnonymityInstance,
+    n_nodes: int,
+    m: float,
+    t: int,
+    optimum: float | None,
+    bound: float | None,
+    preliminary: bool,
+) -> str:
+    """The :attr:`Gadget.description` of :func:`triangle_gadget`."""
+    kind = "binary T" if preliminary else "ternary T'"
+    return (
         f"{kind} of the edge-partition-into-triangles reduction (Aggarwal et al. 2005, §3): "
-        f"{n_edges} edges (m = {m:g}), {n_nodes} vertices, t = {t} block(s), k = {k}; "
+        f"{instance.n} edges (m = {m:g}), {n_nodes} vertices, t = {t} block(s), k = {instance.k}; "
         + (
             f"the edges partition into triangles, so the optimum is 9mt = {optimum:g}"
             if optimum is not None
@@ -211,10 +220,35 @@ def triangle_gadget(graph, *, k=3, triangles=None, preliminary=False, edge_order
             + (f" (at least 3t|E| = {bound:g})" if bound is not None else "")
         )
     )
-    return Gadget(instance, optimum, description, witness, bound, info)
 
 
-def triangle_union_graph(n_triangles, n_vertices, *, seed=None):
+def _triangle_table(
+    nodes: list[Hashable], edges: list[tuple[Any, ...]], t: int, preliminary: bool
+) -> Table:
+    """The table of :func:`triangle_gadget`: one row per edge, ``t`` blocks of one column per
+    vertex (the binary ``T``, ``t = 1``, when ``preliminary``)."""
+    where = {v: i for i, v in enumerate(nodes)}
+    n_edges, n_nodes = len(edges), len(nodes)
+    ends = np.array([[where[a], where[b]] for a, b in edges], dtype=np.int64)
+    ranks = np.arange(1, n_edges + 1)
+    bits = (ranks[:, None] >> np.arange(t - 1, -1, -1)[None, :]) & 1  # e_1 .. e_t, e_1 first
+    codes = np.zeros((n_edges, t * n_nodes), dtype=np.int32)
+    rows = np.arange(n_edges)[:, None]
+    offsets = np.arange(t)[None, :] * n_nodes
+    if preliminary:
+        codes[rows, offsets + ends[:, :1]] = 1
+        codes[rows, offsets + ends[:, 1:]] = 1
+        names = tuple(str(v) for v in nodes)
+        alphabet: tuple[str, ...] = ("0", "1")
+    else:
+        codes[rows, offsets + ends[:, :1]] = 1 + bits  # conf_0: 1 at a, 2 at b; conf_1 swaps
+        codes[rows, offsets + ends[:, 1:]] = 2 - bits
+        names = tuple(f"b{i}.{v}" for i in range(t) for v in nodes)
+        alphabet = ("0", "1", "2")
+    return Table(codes, names, (alphabet,) * len(names))
+
+
+def triangle_union_graph(n_triangles: int, n_vertices: int, *, seed: SeedLike = None) -> nx.Graph:
     """A random graph that is the union of ``n_triangles`` edge-disjoint triangles.
 
     Triangles are drawn uniformly among vertex triples ``0 .. n_vertices-1`` and kept when none of
@@ -254,17 +288,17 @@ def triangle_union_graph(n_triangles, n_vertices, *, seed=None):
     >>> g.number_of_edges(), len(g.graph["triangles"])
     (9, 3)
     """
-    n_triangles = _check_int("n_triangles", n_triangles, 1)
-    n_vertices = _check_int("n_vertices", n_vertices, 3)
+    n_triangles = check_int("n_triangles", n_triangles, low=1)
+    n_vertices = check_int("n_vertices", n_vertices, low=3)
     if 3 * n_triangles > comb(n_vertices, 2):
         raise ValueError(
             f"`n_triangles` must be at most n_vertices*(n_vertices-1)/6 = "
             f"{comb(n_vertices, 2) // 3} for {n_vertices} vertices, got {n_triangles}"
         )
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     graph = nx.Graph()
     graph.add_nodes_from(range(n_vertices))
-    triangles = []
+    triangles: list[tuple[int, int, int]] = []
     for _ in range(2000 * n_triangles):
         if len(triangles) == n_triangles:
             break
@@ -282,7 +316,9 @@ def triangle_union_graph(n_triangles, n_vertices, *, seed=None):
     return graph
 
 
-def triangle_union_gadget(n_triangles, n_vertices, *, seed=None, preliminary=False):
+def triangle_union_gadget(
+    n_triangles: int, n_vertices: int, *, seed: SeedLike = None, preliminary: bool = False
+) -> Gadget:
     """:func:`triangle_gadget` (``k = 3``) of :func:`triangle_union_graph`: optimum ``9mt`` known.
 
     Parameters
@@ -322,7 +358,7 @@ def triangle_union_gadget(n_triangles, n_vertices, *, seed=None, preliminary=Fal
 MAX_PAIR_K = 14
 
 
-def graph_representation_pair(k):
+def graph_representation_pair(k: int) -> tuple[Gadget, Gadget]:
     """Two binary k-anonymity instances with the same graph but optima ``k²l`` and ``k(4l - 2)``.
 
     With ``l = 2^(k-2)`` and ``k`` records each (so the only feasible partition is one group):
@@ -367,13 +403,13 @@ def graph_representation_pair(k):
     >>> first.optimum, second.optimum
     (64.0, 56.0)
     """
-    k = _check_int("k", k, 2, MAX_PAIR_K)
+    k = check_int("k", k, low=2, high=MAX_PAIR_K)
     ell = 2 ** (k - 2)
     binary = ("0", "1")
     first_codes = np.kron(np.eye(k, dtype=np.int32), np.ones((1, ell), dtype=np.int32))
     cols = np.arange(4 * ell)
     second_codes = 1 - ((cols[None, :] >> (k - np.arange(1, k + 1))[:, None]) & 1)
-    out = []
+    out: list[Gadget] = []
     for name, codes, opt in (
         ("first", first_codes, float(k * k * ell)),
         ("second", second_codes, float(k * (4 * ell - 2))),
@@ -391,4 +427,5 @@ def graph_representation_pair(k):
         )
         info = {"k": k, "l": ell, "member": name, "pair_distance": 2 * ell}
         out.append(Gadget(instance, opt, description, witness, opt, info))
-    return tuple(out)
+    first, second = out
+    return first, second

@@ -1,16 +1,23 @@
 """Random tables for k-anonymity: binary, categorical, Adult-like with hierarchies, planted groups.
 
-Every generator takes ``seed`` (an int, a :class:`numpy.random.Generator` or ``None``), converts it
-once with :func:`numpy.random.default_rng` and touches no global random state, so the same seed
-gives the same table. The generators return a :class:`~anonratio.instances.Table` (or a
-:class:`~anonratio.instances.Hierarchy`); wrap it in
+Every generator takes ``seed`` (an int ``>= 0``, a :class:`numpy.random.Generator` or ``None``),
+converts it once with :func:`~anonratio.instances.validation.check_random_state` and touches no
+global random state, so the same seed gives the same table. The generators return a
+:class:`~anonratio.instances.Table` (or a :class:`~anonratio.instances.Hierarchy`); wrap it in
 :class:`~anonratio.instances.KAnonymityInstance` to fix ``k``, the model and row deletion.
 """
 
-from numbers import Integral, Real
+from typing import Any, Literal, overload
 
 import numpy as np
 from anonratio.instances.table import SUPPRESSED, Hierarchy, Table
+from anonratio.instances.validation import (
+    SeedLike,
+    check_int,
+    check_number,
+    check_probability,
+    check_random_state,
+)
 
 __all__ = [
     "random_hierarchy",
@@ -24,34 +31,20 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 # validation helpers
 # ---------------------------------------------------------------------------------------------
-def _check_int(name, value, low, high=None):
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ValueError(f"`{name}` must be an integer >= {low}, got {value!r}")
-    if value < low or (high is not None and value > high):
-        rule = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise ValueError(f"`{name}` must be an integer {rule}, got {value!r}")
-    return int(value)
-
-
-def _check_range(name, value, low):
+def _check_range(name: str, value: Any, low: int) -> tuple[int, int]:
     """An int or a ``(lo, hi)`` pair of ints with ``low <= lo <= hi``; returns ``(lo, hi)``."""
-    pair = (value, value) if isinstance(value, Integral) and not isinstance(value, bool) else value
     try:
-        lo, hi = pair
+        lo, hi = (value, value) if np.ndim(value) == 0 else value
+        lo = check_int(name, lo, low=low)
+        return lo, check_int(name, hi, low=lo)
     except (TypeError, ValueError):
         raise ValueError(
-            f"`{name}` must be an integer or a (low, high) pair of integers, got {value!r}"
+            f"`{name}` must be an integer or a (low, high) pair of integers with "
+            f"{low} <= low <= high, got {value!r}"
         ) from None
-    ok = all(isinstance(x, Integral) and not isinstance(x, bool) for x in (lo, hi))
-    if not ok or not low <= lo <= hi:
-        raise ValueError(
-            f"`{name}` must be an integer or a (low, high) pair with {low} <= low <= high, "
-            f"got {value!r}"
-        )
-    return int(lo), int(hi)
 
 
-def _check_levels(n_values, n_levels):
+def _check_levels(n_values: int, n_levels: int) -> None:
     if n_levels > 1 and n_values < n_levels + 1:
         raise ValueError(
             f"`n_levels` must be 1 or at most n_values - 1 = {n_values - 1} (each level must "
@@ -62,7 +55,7 @@ def _check_levels(n_values, n_levels):
 # ---------------------------------------------------------------------------------------------
 # hierarchies
 # ---------------------------------------------------------------------------------------------
-def random_hierarchy(n_values, n_levels, *, seed=None):
+def random_hierarchy(n_values: int, n_levels: int, *, seed: SeedLike = None) -> Hierarchy:
     """A random nested interval hierarchy on ``n_values`` ordered values with ``n_levels`` steps.
 
     Level 0 holds the values ``"0" .. "n_values-1"``; each level ``t`` in ``1 .. n_levels-1``
@@ -99,13 +92,13 @@ def random_hierarchy(n_values, n_levels, *, seed=None):
     >>> h.height, h.labels[-1]
     (3, ('*',))
     """
-    n_values = _check_int("n_values", n_values, 1)
-    n_levels = _check_int("n_levels", n_levels, 1)
+    n_values = check_int("n_values", n_values, low=1)
+    n_levels = check_int("n_levels", n_levels, low=1)
     _check_levels(n_values, n_levels)
-    return _random_hierarchy(n_values, n_levels, np.random.default_rng(seed))
+    return _random_hierarchy(n_values, n_levels, check_random_state(seed))
 
 
-def _level_counts(n, height, rng):
+def _level_counts(n: int, height: int, rng: np.random.Generator) -> list[int]:
     """Strictly decreasing group counts ``n = c_0 > c_1 > ... > c_height = 1``."""
     counts = [n]
     for t in range(1, height):
@@ -116,7 +109,7 @@ def _level_counts(n, height, rng):
     return counts
 
 
-def _random_hierarchy(n, height, rng):
+def _random_hierarchy(n: int, height: int, rng: np.random.Generator) -> Hierarchy:
     names = [str(v) for v in range(n)]
     columns, labels = [np.arange(n)], [tuple(names)]
     starts = np.arange(n)  # first value of every group of the current level
@@ -137,7 +130,7 @@ def _random_hierarchy(n, height, rng):
 # ---------------------------------------------------------------------------------------------
 # tables
 # ---------------------------------------------------------------------------------------------
-def _frequencies(c, zipf, rng):
+def _frequencies(c: int, zipf: float | None, rng: np.random.Generator) -> np.ndarray | None:
     if zipf is None or zipf == 0:
         return None
     ranks = rng.permutation(c) + 1.0
@@ -145,7 +138,15 @@ def _frequencies(c, zipf, rng):
     return p / p.sum()
 
 
-def random_table(n, m, *, cardinality=(10, 40), levels=(3, 5), zipf=None, seed=None):
+def random_table(
+    n: int,
+    m: int,
+    *,
+    cardinality: int | tuple[int, int] = (10, 40),
+    levels: int | tuple[int, int] = (3, 5),
+    zipf: float | None = None,
+    seed: SeedLike = None,
+) -> Table:
     """An Adult-like random table: ``m`` attributes with tens of values and 3–5 level hierarchies.
 
     Attribute ``j`` (named ``"a<j>"``) draws its cardinality ``c_j`` uniformly from
@@ -185,14 +186,15 @@ def random_table(n, m, *, cardinality=(10, 40), levels=(3, 5), zipf=None, seed=N
     >>> t.codes.shape, all(3 <= h.height <= 5 for h in t.hierarchies)
     ((50, 4), True)
     """
-    n = _check_int("n", n, 1)
-    m = _check_int("m", m, 1)
+    n = check_int("n", n, low=1)
+    m = check_int("m", m, low=1)
     c_lo, c_hi = _check_range("cardinality", cardinality, 1)
     l_lo, l_hi = _check_range("levels", levels, 1)
-    if zipf is not None and (not isinstance(zipf, Real) or not np.isfinite(zipf) or zipf < 0):
-        raise ValueError(f"`zipf` must be None or a finite number >= 0, got {zipf!r}")
-    rng = np.random.default_rng(seed)
-    codes, values, hierarchies = np.empty((n, m), dtype=np.int32), [], []
+    zipf = check_number("zipf", zipf, low=0, allow_none=True)
+    rng = check_random_state(seed)
+    codes = np.empty((n, m), dtype=np.int32)
+    values: list[tuple[str, ...]] = []
+    hierarchies: list[Hierarchy] = []
     for j in range(m):
         c = int(rng.integers(c_lo, c_hi + 1))
         height = min(int(rng.integers(l_lo, l_hi + 1)), max(1, c - 1))
@@ -203,7 +205,7 @@ def random_table(n, m, *, cardinality=(10, 40), levels=(3, 5), zipf=None, seed=N
     return Table(codes, tuple(f"a{j}" for j in range(m)), tuple(values), tuple(hierarchies))
 
 
-def categorical_table(n, m, alphabet, *, seed=None):
+def categorical_table(n: int, m: int, alphabet: int, *, seed: SeedLike = None) -> Table:
     """A table of ``n`` × ``m`` i.i.d. uniform values in ``0 .. alphabet-1``.
 
     Every attribute (named ``"a<j>"``) has the value labels ``"0" .. "alphabet-1"`` (all of them,
@@ -236,16 +238,16 @@ def categorical_table(n, m, alphabet, *, seed=None):
     >>> categorical_table(4, 2, 3, seed=0).values[0]
     ('0', '1', '2')
     """
-    n = _check_int("n", n, 1)
-    m = _check_int("m", m, 1)
-    alphabet = _check_int("alphabet", alphabet, 2)
-    rng = np.random.default_rng(seed)
+    n = check_int("n", n, low=1)
+    m = check_int("m", m, low=1)
+    alphabet = check_int("alphabet", alphabet, low=2)
+    rng = check_random_state(seed)
     codes = rng.integers(0, alphabet, size=(n, m), dtype=np.int32)
     labels = tuple(str(v) for v in range(alphabet))
     return Table(codes, tuple(f"a{j}" for j in range(m)), (labels,) * m)
 
 
-def binary_table(n, m, *, seed=None):
+def binary_table(n: int, m: int, *, seed: SeedLike = None) -> Table:
     """A uniform random binary table: :func:`categorical_table` with ``alphabet=2``.
 
     On a binary alphabet suppression and generalization coincide, which is where the 1.5 and 2
@@ -277,17 +279,41 @@ def binary_table(n, m, *, seed=None):
     return categorical_table(n, m, 2, seed=seed)
 
 
+@overload
 def planted_table(
-    n,
-    m,
+    n: int,
+    m: int,
     *,
-    n_groups=None,
-    noise=0.1,
-    cardinality=10,
-    levels=None,
-    seed=None,
-    return_labels=False,
-):
+    n_groups: int | None = ...,
+    noise: float = ...,
+    cardinality: int = ...,
+    levels: int | tuple[int, int] | None = ...,
+    seed: SeedLike = ...,
+    return_labels: Literal[False] = ...,
+) -> Table: ...
+@overload
+def planted_table(
+    n: int,
+    m: int,
+    *,
+    n_groups: int | None = ...,
+    noise: float = ...,
+    cardinality: int = ...,
+    levels: int | tuple[int, int] | None = ...,
+    seed: SeedLike = ...,
+    return_labels: Literal[True],
+) -> tuple[Table, np.ndarray]: ...
+def planted_table(
+    n: int,
+    m: int,
+    *,
+    n_groups: int | None = None,
+    noise: float = 0.1,
+    cardinality: int = 10,
+    levels: int | tuple[int, int] | None = None,
+    seed: SeedLike = None,
+    return_labels: bool = False,
+) -> Table | tuple[Table, np.ndarray]:
     """Records around ``n_groups`` random prototypes: each cell is its prototype's w.p. 1 - noise.
 
     The records are split into ``n_groups`` groups of sizes differing by at most one (in random
@@ -332,13 +358,14 @@ def planted_table(
     >>> len(set(map(tuple, t.codes)))
     3
     """
-    n = _check_int("n", n, 1)
-    m = _check_int("m", m, 1)
-    n_groups = max(1, n // 10) if n_groups is None else _check_int("n_groups", n_groups, 1, n)
-    cardinality = _check_int("cardinality", cardinality, 2)
-    if not isinstance(noise, Real) or isinstance(noise, bool) or not 0 <= noise <= 1:
-        raise ValueError(f"`noise` must be a probability in [0, 1], got {noise!r}")
-    rng = np.random.default_rng(seed)
+    n = check_int("n", n, low=1)
+    m = check_int("m", m, low=1)
+    n_groups = (
+        max(1, n // 10) if n_groups is None else check_int("n_groups", n_groups, low=1, high=n)
+    )
+    cardinality = check_int("cardinality", cardinality, low=2)
+    noise = check_probability("noise", noise)
+    rng = check_random_state(seed)
     labels = rng.permutation(np.arange(n) % n_groups).astype(np.int64)
     prototypes = rng.integers(0, cardinality, size=(n_groups, m))
     codes = prototypes[labels]
@@ -350,7 +377,7 @@ def planted_table(
         table = Table(codes, names, (vals,) * m)
     else:
         l_lo, l_hi = _check_range("levels", levels, 1)
-        hier = []
+        hier: list[Hierarchy] = []
         for _ in range(m):
             height = min(int(rng.integers(l_lo, l_hi + 1)), cardinality - 1)
             hier.append(_random_hierarchy(cardinality, height, rng))

@@ -11,11 +11,14 @@ The graph representation of Aggarwal et al. (2005, §4) weighs the pair of recor
 ``j``; :func:`pairwise_distances` and :func:`nearest_neighbors` compute it in vectorized blocks.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, ClassVar, Self
 
 import numpy as np
 from anonratio.instances.base import (
+    Verification,
     _labels_of,
     finish_verification,
     lower_bound,
@@ -24,6 +27,8 @@ from anonratio.instances.base import (
 )
 from anonratio.instances.errors import InfeasibleInstanceError
 from anonratio.instances.table import Hierarchy, Table
+from anonratio.instances.validation import check_choice, check_instance, check_int
+from numpy.typing import ArrayLike
 
 __all__ = [
     "KAnonymityInstance",
@@ -41,18 +46,18 @@ _TABLE_CAP = 2048
 _SAMPLE = 256
 
 
-def _kanon_iv(table, k, model, row_deletion):
-    if not isinstance(table, Table):
-        raise TypeError(f"`table` must be a Table, got {type(table).__name__}")
+def _kanon_iv(table: Any, k: Any, model: Any, row_deletion: Any) -> int:
+    check_instance(table, Table, "table")
     n = table.n_records
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 2 <= k <= max(n, 2):
-        raise ValueError(f"`k` must be an integer in [2, n_records={n}], got {k!r}")
-    if n < k:
+    if n >= 2:
+        k = check_int("k", k, low=2, high=n, high_name="n_records")
+    else:  # no k fits a table of fewer than 2 records: the instance is infeasible
+        k = check_int("k", k, low=2)
         raise InfeasibleInstanceError(f"the table has {n} records, fewer than k={k}")
-    if model not in MODELS:
-        raise ValueError(f"`model` must be one of {MODELS}, got {model!r}")
+    check_choice("model", model, MODELS)
     if not isinstance(row_deletion, bool | np.bool_):
         raise ValueError(f"`row_deletion` must be a bool, got {row_deletion!r}")
+    return k
 
 
 @register_problem("k-anonymity")
@@ -72,26 +77,31 @@ class KAnonymityInstance:
         Allow deleting records (label ``-1``) at the cost of suppressing the whole row.
     """
 
+    #: the registered problem name (set by :func:`~anonratio.instances.base.register_problem`)
+    problem: ClassVar[str]
+
     table: Table
     k: int
     model: str = "suppression"
     row_deletion: bool = False
 
-    def __post_init__(self):
-        _kanon_iv(self.table, self.k, self.model, self.row_deletion)
-        object.__setattr__(self, "k", int(self.k))
+    def __post_init__(self) -> None:
+        k = _kanon_iv(self.table, self.k, self.model, self.row_deletion)
+        object.__setattr__(self, "k", k)
         object.__setattr__(self, "row_deletion", bool(self.row_deletion))
 
     @property
-    def n(self):
+    def n(self) -> int:
+        """Number of records."""
         return self.table.n_records
 
     @property
-    def params(self):
+    def params(self) -> dict[str, Any]:
+        """The problem parameters of a run: ``k``, ``model``, ``row_deletion``."""
         return {"k": self.k, "model": self.model, "row_deletion": self.row_deletion}
 
     @cached_property
-    def hierarchies(self):
+    def hierarchies(self) -> tuple[Hierarchy, ...]:
         """The hierarchy in force for each attribute under this model."""
         t = self.table
         if self.model == "suppression":
@@ -99,17 +109,18 @@ class KAnonymityInstance:
         return tuple(t.hierarchy(j) for j in range(t.n_attributes))
 
     @cached_property
-    def heights(self):
+    def heights(self) -> np.ndarray:
+        """Height ``l_j`` of every attribute's hierarchy in force (int64)."""
         return np.array([h.height for h in self.hierarchies], dtype=np.int64)
 
     @cached_property
-    def scaled_levels(self):
+    def scaled_levels(self) -> tuple[np.ndarray, ...]:
         """Per attribute, ``w_j * H_j[u, v] / l_j``: the attribute's share of ``w(a, b)``."""
         w = self.table.weights
         return tuple(w[j] * h.common_levels() / h.height for j, h in enumerate(self.hierarchies))
 
     @cached_property
-    def unique_records(self):
+    def unique_records(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(unique, inverse, counts)`` of the table's QI rows (:meth:`Table.unique_records`),
         computed once per instance; the arrays are read-only."""
         out = self.table.unique_records()
@@ -117,7 +128,7 @@ class KAnonymityInstance:
             array.setflags(write=False)
         return out
 
-    def neighbor_table(self, n_neighbors):
+    def neighbor_table(self, n_neighbors: int) -> tuple[np.ndarray, np.ndarray]:
         """:func:`nearest_neighbors` of the unique records, computed once per instance and
         ``n_neighbors``: the lower bound and FOREST share it in a run. Read-only arrays."""
         cache = self.__dict__.setdefault("_neighbor_tables", {})
@@ -130,11 +141,11 @@ class KAnonymityInstance:
         return cache[q]
 
     @property
-    def deletion_cost(self):
+    def deletion_cost(self) -> float:
         """Cost of deleting one record: ``sum_j w_j``."""
         return float(self.table.weights.sum())
 
-    def is_binary(self):
+    def is_binary(self) -> bool:
         """True for suppression of attributes with at most two values each.
 
         On a binary alphabet generalization equals suppression (Aggarwal et al. 2005, §5), which is
@@ -142,11 +153,12 @@ class KAnonymityInstance:
         """
         return all(h.height == 1 and h.n_values <= 2 for h in self.hierarchies)
 
-    def is_suppression(self):
+    def is_suppression(self) -> bool:
         """True when every attribute in force is suppression-only (height 1)."""
         return bool(np.all(self.heights == 1))
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: the table's and the parameters."""
         return {
             "table": self.table.to_dict(),
             "k": self.k,
@@ -155,7 +167,8 @@ class KAnonymityInstance:
         }
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d: Mapping[str, Any]) -> Self:
+        """The instance of :meth:`to_dict`'s output."""
         return cls(
             Table.from_dict(d["table"]),
             int(d["k"]),
@@ -167,28 +180,34 @@ class KAnonymityInstance:
 # ---------------------------------------------------------------------------------------------
 # distances
 # ---------------------------------------------------------------------------------------------
-def pairwise_distances(instance, rows_a, rows_b=None):
+def pairwise_distances(
+    instance: KAnonymityInstance, rows_a: ArrayLike, rows_b: ArrayLike | None = None
+) -> np.ndarray:
     """``w(a, b)`` for all pairs of code rows ``rows_a × rows_b`` (dense, float64).
 
     ``rows_a`` and ``rows_b`` are arrays of QI codes (shape ``(p, m)``, ``(q, m)``), typically
     unique records. Memory is ``p * q`` floats: block the rows for large inputs, as
     :func:`nearest_neighbors` does.
     """
-    rows_a = np.asarray(rows_a)
-    rows_b = rows_a if rows_b is None else np.asarray(rows_b)
-    out = np.zeros((rows_a.shape[0], rows_b.shape[0]))
+    a = np.asarray(rows_a)
+    b = a if rows_b is None else np.asarray(rows_b)
+    out = np.zeros((a.shape[0], b.shape[0]))
     for j, s in enumerate(instance.scaled_levels):
         v = s.shape[0]
-        flat = rows_a[:, j].astype(np.int64)[:, None] * v + rows_b[:, j][None, :]
+        flat = a[:, j].astype(np.int64)[:, None] * v + b[:, j][None, :]
         out += np.take(s.ravel(), flat)
     return out
 
 
-def _distance_terms(instance, unique):
+def _distance_terms(
+    instance: KAnonymityInstance, unique: np.ndarray
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[tuple[np.ndarray, np.ndarray]]]:
     """``w(a, b)`` as a sum of per-group lookups (tables) and per-attribute level counts."""
     weights = instance.table.weights
-    tables, counted = [], []
-    tab, code = None, None
+    tables: list[tuple[np.ndarray, np.ndarray]] = []
+    counted: list[tuple[np.ndarray, np.ndarray]] = []
+    tab: np.ndarray | None = None  # the joint table being built and its codes
+    code = np.empty(0, dtype=np.intp)
     for j, h in enumerate(instance.hierarchies):
         present, col = np.unique(unique[:, j], return_inverse=True)
         col = col.reshape(-1)
@@ -212,7 +231,9 @@ def _distance_terms(instance, unique):
     return tables, counted
 
 
-def nearest_neighbors(instance, n_neighbors, unique=None):
+def nearest_neighbors(
+    instance: KAnonymityInstance, n_neighbors: int, unique: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The ``n_neighbors`` nearest other unique records of each unique record, ties by index.
 
     Nearest first, ``q = min(n_neighbors, u − 1)`` columns. Computed row by row: small
@@ -272,7 +293,9 @@ def nearest_neighbors(instance, n_neighbors, unique=None):
 # ---------------------------------------------------------------------------------------------
 # cost and verification
 # ---------------------------------------------------------------------------------------------
-def group_levels(instance, labels):
+def group_levels(
+    instance: KAnonymityInstance, labels: ArrayLike
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Generalization level of every attribute in every group.
 
     Returns
@@ -281,9 +304,9 @@ def group_levels(instance, labels):
     sizes : ndarray — their sizes
     levels : ndarray of int, shape (len(groups), m) — ``L`` per group and attribute
     """
-    labels = np.asarray(labels)
-    keep = np.flatnonzero(labels >= 0)
-    lab = labels[keep]
+    labels_ = np.asarray(labels)
+    keep = np.flatnonzero(labels_ >= 0)
+    lab = labels_[keep]
     order = np.argsort(lab, kind="stable")
     lab_sorted = lab[order]
     groups, starts, sizes = np.unique(lab_sorted, return_index=True, return_counts=True)
@@ -300,7 +323,9 @@ def group_levels(instance, labels):
 
 
 @verify.register
-def _verify_kanonymity(instance: KAnonymityInstance, solution, *, strict=True):
+def _verify_kanonymity(
+    instance: KAnonymityInstance, solution: Any, *, strict: bool = True
+) -> Verification:
     labels, violations = _labels_of(solution, instance.n)
     if labels is None:
         return finish_verification(violations, None, strict)
@@ -323,7 +348,7 @@ def _verify_kanonymity(instance: KAnonymityInstance, solution, *, strict=True):
 
 
 @lower_bound.register
-def _lower_bound_kanonymity(instance: KAnonymityInstance):
+def _lower_bound_kanonymity(instance: KAnonymityInstance) -> tuple[float, str]:
     """Each record pays at least its distance to its (k−1)-th nearest other record.
 
     Aggarwal et al. (2005, §4.1, proof of Lemma 3). Identical copies count: a record with ``c``
@@ -334,7 +359,12 @@ def _lower_bound_kanonymity(instance: KAnonymityInstance):
     return kanonymity_lower_bound(instance), "nn-distance"
 
 
-def kanonymity_lower_bound(instance, unique=None, counts=None, neighbors=None):
+def kanonymity_lower_bound(
+    instance: KAnonymityInstance,
+    unique: np.ndarray | None = None,
+    counts: np.ndarray | None = None,
+    neighbors: tuple[np.ndarray, np.ndarray] | None = None,
+) -> float:
     """The nearest-neighbour bound; pass ``neighbors=(index, dist)`` to reuse a k-NN table."""
     shared = unique is None  # the instance's own unique records: reuse its k-NN table
     if shared:

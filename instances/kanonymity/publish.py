@@ -1,15 +1,20 @@
 """Publish a k-anonymous table: QI cells generalized to their group's level."""
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from anonratio.instances.base import verify
 from anonratio.instances.kanonymity.instance import KAnonymityInstance, group_levels
 from anonratio.instances.table import SUPPRESSED
+from anonratio.instances.validation import check_instance
 
 __all__ = ["publish"]
 
 
-def publish(instance, labels, *, frame=None):
+def publish(
+    instance: KAnonymityInstance, labels: Any, *, frame: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """The published table of a verified k-anonymity partition.
 
     Every QI cell of a record is replaced by the label of its value's group at the level its
@@ -37,8 +42,7 @@ def publish(instance, labels, *, frame=None):
     >>> publish(KAnonymityInstance(t, 2), [0, 0, 1, 1])["b"].tolist()
     ['*', '*', 'y', 'y']
     """
-    if not isinstance(instance, KAnonymityInstance):
-        raise TypeError(f"`instance` must be a KAnonymityInstance, got {type(instance).__name__}")
+    check_instance(instance, KAnonymityInstance, "instance")
     labels = getattr(labels, "labels", labels)
     verify(instance, labels)
     labels = np.asarray(labels, dtype=np.int64)

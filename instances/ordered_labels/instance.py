@@ -15,11 +15,14 @@ and for an item lighter than ``k`` the lighter of its two neighbouring pairs (it
 extend to the left or to the right).
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
 from anonratio.instances.base import (
+    Verification,
     _labels_of,
     finish_verification,
     lower_bound,
@@ -27,6 +30,8 @@ from anonratio.instances.base import (
     verify,
 )
 from anonratio.instances.errors import InfeasibleInstanceError, InstanceFormatError
+from anonratio.instances.validation import check_int
+from numpy.typing import ArrayLike
 
 __all__ = [
     "OrderedLabelsInstance",
@@ -36,9 +41,8 @@ __all__ = [
 ]
 
 
-def _ordered_iv(sizes, k):
-    if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
-        raise ValueError(f"`k` must be an integer >= 1, got {k!r}")
+def _ordered_iv(sizes: Any, k: Any) -> tuple[np.ndarray, int]:
+    k = check_int("k", k, low=1)
     raw = np.asarray(sizes, dtype=object)
     if raw.ndim != 1 or raw.size == 0:
         raise InstanceFormatError(
@@ -66,7 +70,7 @@ def _ordered_iv(sizes, k):
             f"the total size {total} is below k={k}: no interval can reach weight k"
         )
     out.setflags(write=False)
-    return out, int(k)
+    return out, k
 
 
 @register_problem("ordered-labels")
@@ -97,51 +101,67 @@ class OrderedLabelsInstance:
     (5.0, (4.0, 'neighbour'))
     """
 
+    #: the registered problem name (set by :func:`~anonratio.instances.base.register_problem`)
+    problem: ClassVar[str]
+
     sizes: np.ndarray
     k: int
 
-    def __post_init__(self):
+    if TYPE_CHECKING:  # what the constructor accepts; __post_init__ normalizes it
+
+        def __init__(self, sizes: ArrayLike, k: int) -> None: ...
+
+    def __post_init__(self) -> None:
         sizes, k = _ordered_iv(self.sizes, self.k)
         object.__setattr__(self, "sizes", sizes)
         object.__setattr__(self, "k", k)
 
     @property
-    def n(self):
+    def n(self) -> int:
+        """Number of labels."""
         return len(self.sizes)
 
     @property
-    def params(self):
+    def params(self) -> dict[str, Any]:
+        """The problem parameters of a run: ``{"k": k}``."""
         return {"k": self.k}
 
     @property
-    def total_size(self):
+    def total_size(self) -> int:
+        """The sum of the sizes."""
         return int(self.sizes.sum())
 
     @property
-    def kappa(self):
+    def kappa(self) -> int:
         """``max(k, max_i x_i)``."""
         return max(self.k, int(self.sizes.max()))
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: ``{"sizes": [...], "k": k}``."""
         return {"sizes": self.sizes.tolist(), "k": self.k}
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d: Mapping[str, Any]) -> Self:
+        """The instance of :meth:`to_dict`'s output."""
         try:
             return cls(d["sizes"], d["k"])
         except (KeyError, TypeError) as exc:
             raise InstanceFormatError(f"malformed ordered-labels instance: {exc!r}") from None
 
 
-def interval_weights(instance, labels):
+def interval_weights(
+    instance: OrderedLabelsInstance, labels: ArrayLike
+) -> tuple[np.ndarray, np.ndarray]:
     """``(starts, weights)`` of the runs of equal labels, in order."""
-    labels = np.asarray(labels)
-    starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
+    lab = np.asarray(labels)
+    starts = np.flatnonzero(np.r_[True, lab[1:] != lab[:-1]])
     return starts, np.add.reduceat(instance.sizes, starts)
 
 
 @verify.register
-def _verify_ordered(instance: OrderedLabelsInstance, solution, *, strict=True):
+def _verify_ordered(
+    instance: OrderedLabelsInstance, solution: Any, *, strict: bool = True
+) -> Verification:
     labels, violations = _labels_of(solution, instance.n)
     if labels is None:
         return finish_verification(violations, None, strict)
@@ -168,11 +188,11 @@ def _verify_ordered(instance: OrderedLabelsInstance, solution, *, strict=True):
     return finish_verification(violations, value, strict)
 
 
-def ordered_lower_bound(instance):
+def ordered_lower_bound(instance: OrderedLabelsInstance) -> tuple[int, str]:
     """``(value, source)``: the best of the bounds in the module docstring. O(n)."""
     x, k = instance.sizes, instance.k
     s_total = instance.total_size
-    cands = {
+    cands: dict[str, int] = {
         "k": k,
         "max-size": int(x.max()),
         "part-count": -(-s_total // (s_total // k)),
@@ -184,12 +204,12 @@ def ordered_lower_bound(instance):
         if np.any(light):
             ext = x[light] + np.minimum(left[light], right[light])
             cands["neighbour"] = int(ext.max())
-    source = max(cands, key=cands.get)
+    source = max(cands, key=lambda name: cands[name])
     return cands[source], source
 
 
 @lower_bound.register
-def _lower_bound_ordered(instance: OrderedLabelsInstance):
+def _lower_bound_ordered(instance: OrderedLabelsInstance) -> tuple[float, str]:
     """``max(k, max x, part-count, neighbour)``; see the module docstring."""
     value, source = ordered_lower_bound(instance)
     return float(value), source

@@ -1,19 +1,20 @@
 """Zip-code instances: Delaunay triangulations, grids and planted partitions.
 
-Every generator takes ``seed`` (int, :class:`numpy.random.Generator` or ``None``), converts it once
-with :func:`numpy.random.default_rng` and touches no global random state. Graphs that are planar by
-construction skip the slow planarity test of :class:`ZipCodesInstance`.
+Every generator takes ``seed`` (int ``>= 0``, :class:`numpy.random.Generator` or ``None``), converts
+it once with :func:`~anonratio.instances.validation.check_random_state` and touches no global
+random state. Graphs that are planar by construction skip the slow planarity test of
+:class:`ZipCodesInstance`.
 
 Node weights (``weights=``): ``"unit"`` (all 1), ``"uniform"`` (integers in ``[1, max_weight]``),
 ``"zero-uniform"`` (integers in ``[0, max_weight]``) and ``"lognormal"`` (``round(max_weight / 2 *
 exp(N(0, 1)))``, heavy-tailed like zip-code populations, zeros possible).
 """
 
-from numbers import Integral
-
 import networkx as nx
 import numpy as np
+from anonratio.instances.validation import SeedLike, check_choice, check_int, check_random_state
 from anonratio.instances.zip_codes.instance import ZipCodesInstance
+from numpy.typing import ArrayLike
 from scipy.spatial import ConvexHull, Delaunay
 
 __all__ = [
@@ -29,19 +30,14 @@ __all__ = [
 WEIGHT_KINDS = ("unit", "uniform", "zero-uniform", "lognormal")
 
 
-def _check_int(name, value, low):
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
-        raise ValueError(f"`{name}` must be an integer >= {low}, got {value!r}")
-    return int(value)
-
-
-def random_weights(n, *, kind="uniform", max_weight=10, seed=None):
+def random_weights(
+    n: int, *, kind: str = "uniform", max_weight: int = 10, seed: SeedLike = None
+) -> np.ndarray:
     """``n`` non-negative integer node weights of the given kind (module docstring)."""
-    n = _check_int("n", n, 1)
-    max_weight = _check_int("max_weight", max_weight, 1)
-    if kind not in WEIGHT_KINDS:
-        raise ValueError(f"`weights` must be one of {WEIGHT_KINDS}, got {kind!r}")
-    rng = np.random.default_rng(seed)
+    n = check_int("n", n, low=1)
+    max_weight = check_int("max_weight", max_weight, low=1)
+    check_choice("weights", kind, WEIGHT_KINDS)  # the generators' parameter is `weights`
+    rng = check_random_state(seed)
     if kind == "unit":
         return np.ones(n, dtype=np.int64)
     if kind == "uniform":
@@ -51,20 +47,21 @@ def random_weights(n, *, kind="uniform", max_weight=10, seed=None):
     return np.rint(max_weight / 2 * rng.lognormal(0.0, 1.0, size=n)).astype(np.int64)
 
 
-def delaunay_graph(points):
+def delaunay_graph(points: ArrayLike) -> nx.Graph:
     """The Delaunay triangulation of ``points`` (shape ``(n, 2)``, ``n >= 3``, not collinear) as
     a graph on ``0..n-1``."""
-    tri = Delaunay(np.asarray(points, dtype=float))
+    pts = np.asarray(points, dtype=float)
+    tri = Delaunay(pts)
     s = tri.simplices
     e = np.concatenate([s[:, [0, 1]], s[:, [1, 2]], s[:, [0, 2]]])
     e = np.unique(np.sort(e, axis=1), axis=0)
     g = nx.Graph()
-    g.add_nodes_from(range(len(points)))
+    g.add_nodes_from(range(len(pts)))
     g.add_edges_from(e.tolist())
     return g
 
 
-def hull_chords(graph, points):
+def hull_chords(graph: nx.Graph, points: ArrayLike) -> list[tuple[int, int]]:
     """Edges joining two convex-hull vertices that are not consecutive on the hull.
 
     A triangulated disk (a Delaunay triangulation of points in general position) with ``n >= 4``
@@ -82,14 +79,14 @@ def hull_chords(graph, points):
 
 
 def delaunay_instance(
-    n,
-    k,
+    n: int,
+    k: int,
     *,
-    weights="uniform",
-    max_weight=10,
-    three_connected=False,
-    seed=None,
-):
+    weights: str = "uniform",
+    max_weight: int = 10,
+    three_connected: bool = False,
+    seed: SeedLike = None,
+) -> ZipCodesInstance:
     """Delaunay triangulation of ``n`` uniform random points in the unit square.
 
     Parameters
@@ -116,8 +113,8 @@ def delaunay_instance(
     >>> inst.n, inst.k
     (20, 15)
     """
-    n = _check_int("n", n, 4 if three_connected else 3)
-    rng = np.random.default_rng(seed)
+    n = check_int("n", n, low=4 if three_connected else 3)
+    rng = check_random_state(seed)
     for _ in range(1000):
         pts = rng.random((n, 2))
         g = delaunay_graph(pts)
@@ -129,7 +126,15 @@ def delaunay_instance(
     return ZipCodesInstance(g, w, k, pts, check_planarity=False)
 
 
-def grid_instance(rows, cols, k, *, weights="uniform", max_weight=10, seed=None):
+def grid_instance(
+    rows: int,
+    cols: int,
+    k: int,
+    *,
+    weights: str = "uniform",
+    max_weight: int = 10,
+    seed: SeedLike = None,
+) -> ZipCodesInstance:
     """The ``rows × cols`` grid graph; node ``i * cols + j`` sits at ``(j, i)``.
 
     Grids are planar and 2-connected (not 3-connected: corners have degree 2); they always have a
@@ -140,8 +145,8 @@ def grid_instance(rows, cols, k, *, weights="uniform", max_weight=10, seed=None)
     >>> grid_instance(3, 4, 2, weights="unit").n
     12
     """
-    rows = _check_int("rows", rows, 1)
-    cols = _check_int("cols", cols, 1)
+    rows = check_int("rows", rows, low=1)
+    cols = check_int("cols", cols, low=1)
     g = nx.Graph()
     g.add_nodes_from(range(rows * cols))
     idx = np.arange(rows * cols).reshape(rows, cols)
@@ -152,7 +157,9 @@ def grid_instance(rows, cols, k, *, weights="uniform", max_weight=10, seed=None)
     return ZipCodesInstance(g, w, k, pos.astype(float), check_planarity=False)
 
 
-def planted_planar_instance(n, n_parts, k, *, seed=None):
+def planted_planar_instance(
+    n: int, n_parts: int, k: int, *, seed: SeedLike = None
+) -> tuple[ZipCodesInstance, np.ndarray]:
     """A Delaunay instance with a planted partition into ``n_parts`` parts of weight exactly ``k``.
 
     Random seeds grow connected regions by randomized breadth-first search; each region's ``k``
@@ -182,10 +189,10 @@ def planted_planar_instance(n, n_parts, k, *, seed=None):
     >>> sorted(np.bincount(planted, weights=inst.weights).tolist())
     [4.0, 4.0, 4.0]
     """
-    n_parts = _check_int("n_parts", n_parts, 1)
-    n = _check_int("n", n, max(3, n_parts))
-    k = _check_int("k", k, 1)
-    rng = np.random.default_rng(seed)
+    n_parts = check_int("n_parts", n_parts, low=1)
+    n = check_int("n", n, low=max(3, n_parts))
+    k = check_int("k", k, low=1)
+    rng = check_random_state(seed)
     pts = rng.random((n, 2))
     g = delaunay_graph(pts)
     labels = np.full(n, -1, dtype=np.int64)

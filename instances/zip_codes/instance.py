@@ -17,14 +17,16 @@ Lower bounds (all valid for every feasible partition):
   connected), so that part weighs at least ``min_u ss(max(k, w_v + w_u))``.
 """
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import networkx as nx
 import numpy as np
 from anonratio.instances.base import (
+    Verification,
     _labels_of,
     finish_verification,
     lower_bound,
@@ -32,6 +34,8 @@ from anonratio.instances.base import (
     verify,
 )
 from anonratio.instances.errors import InfeasibleInstanceError, InstanceFormatError
+from anonratio.instances.validation import check_instance, check_int
+from numpy.typing import ArrayLike
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
@@ -46,7 +50,7 @@ __all__ = [
 _MAX_SUBSET_BITS = 20_000_000
 
 
-def _as_weights(graph, weights):
+def _as_weights(graph: nx.Graph, weights: Any) -> np.ndarray:
     nodes = list(graph.nodes)
     if isinstance(weights, Mapping):
         missing = [v for v in nodes if v not in weights]
@@ -82,13 +86,13 @@ def _as_weights(graph, weights):
     return out
 
 
-def _planar_iv(graph, weights, k, positions, check_planarity):
-    if not isinstance(graph, nx.Graph):
-        raise TypeError(f"`graph` must be a networkx.Graph, got {type(graph).__name__}")
+def _planar_iv(
+    graph: Any, weights: Any, k: Any, positions: Any, check_planarity: bool
+) -> tuple[np.ndarray, int, np.ndarray | None]:
+    check_instance(graph, nx.Graph, "graph")
     if graph.is_directed() or graph.is_multigraph():
         raise InstanceFormatError("`graph` must be a simple undirected networkx.Graph")
-    if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
-        raise ValueError(f"`k` must be an integer >= 1, got {k!r}")
+    k = check_int("k", k, low=1)
     n = graph.number_of_nodes()
     if n == 0:
         raise InstanceFormatError("`graph` must have at least one node")
@@ -120,7 +124,7 @@ def _planar_iv(graph, weights, k, positions, check_planarity):
             )
         pos.setflags(write=False)
     w.setflags(write=False)
-    return w, int(k), pos
+    return w, k, pos
 
 
 @register_problem("zip-codes")
@@ -162,13 +166,30 @@ class ZipCodesInstance:
     (3.0, (3.0, 'k'))
     """
 
+    #: the registered problem name (set by :func:`~anonratio.instances.base.register_problem`)
+    problem: ClassVar[str]
+
     graph: nx.Graph
     weights: np.ndarray
     k: int
     positions: np.ndarray | None = None
     check_planarity: bool = field(default=True, kw_only=True, repr=False)
+    #: the input graph's node names, in the order of the relabelled nodes ``0..n-1``
+    node_names: tuple[Hashable, ...] = field(init=False, repr=False)
 
-    def __post_init__(self):
+    if TYPE_CHECKING:  # what the constructor accepts; __post_init__ normalizes it
+
+        def __init__(
+            self,
+            graph: nx.Graph,
+            weights: ArrayLike | Mapping[Hashable, int],
+            k: int,
+            positions: ArrayLike | Mapping[Hashable, Sequence[float]] | None = None,
+            *,
+            check_planarity: bool = True,
+        ) -> None: ...
+
+    def __post_init__(self) -> None:
         w, k, pos = _planar_iv(
             self.graph, self.weights, self.k, self.positions, self.check_planarity
         )
@@ -185,32 +206,36 @@ class ZipCodesInstance:
         object.__setattr__(self, "node_names", names)
 
     @property
-    def n(self):
+    def n(self) -> int:
+        """Number of nodes."""
         return len(self.weights)
 
     @property
-    def params(self):
+    def params(self) -> dict[str, Any]:
+        """The problem parameters of a run: ``{"k": k}``."""
         return {"k": self.k}
 
     @property
-    def total_weight(self):
+    def total_weight(self) -> int:
+        """The sum of the node weights."""
         return int(self.weights.sum())
 
     @property
-    def kappa(self):
+    def kappa(self) -> int:
         """``max(k, max_v w_v)``: the paper's lower bound on the optimum (Du et al. 2009, §2)."""
         return max(self.k, int(self.weights.max()))
 
     @cached_property
-    def edges(self):
+    def edges(self) -> np.ndarray:
         """Edges as an int64 array of shape (m, 2), ``u < v``, sorted."""
         e = np.array(sorted((min(u, v), max(u, v)) for u, v in self.graph.edges), dtype=np.int64)
         e = e.reshape(-1, 2)
         e.setflags(write=False)
         return e
 
-    def to_dict(self):
-        d = {
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: ``n``, edges, weights, ``k`` and (when set) positions."""
+        d: dict[str, Any] = {
             "n": self.n,
             "edges": self.edges.tolist(),
             "weights": self.weights.tolist(),
@@ -221,7 +246,8 @@ class ZipCodesInstance:
         return d
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d: Mapping[str, Any]) -> Self:
+        """The instance of :meth:`to_dict`'s output (planarity checked)."""
         try:
             n = int(d["n"])
             g = nx.Graph()
@@ -238,14 +264,16 @@ class ZipCodesInstance:
 # ---------------------------------------------------------------------------------------------
 # verification
 # ---------------------------------------------------------------------------------------------
-def part_weights(instance, labels):
+def part_weights(instance: ZipCodesInstance, labels: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Weight of every part: ``(part_ids, weights)`` for the labels present (sorted ids)."""
     parts, inv = np.unique(np.asarray(labels), return_inverse=True)
     return parts, np.bincount(inv, weights=instance.weights, minlength=len(parts)).astype(np.int64)
 
 
 @verify.register
-def _verify_planar(instance: ZipCodesInstance, solution, *, strict=True):
+def _verify_planar(
+    instance: ZipCodesInstance, solution: Any, *, strict: bool = True
+) -> Verification:
     labels, violations = _labels_of(solution, instance.n)
     if labels is None:
         return finish_verification(violations, None, strict)
@@ -275,7 +303,7 @@ def _verify_planar(instance: ZipCodesInstance, solution, *, strict=True):
 # ---------------------------------------------------------------------------------------------
 # lower bounds
 # ---------------------------------------------------------------------------------------------
-def _subset_sums(weights, cap):
+def _subset_sums(weights: np.ndarray, cap: int) -> int:
     """Bitset (Python int) of the subset sums ``<= cap`` of ``weights`` (bit ``s`` set iff
     some subset sums to ``s``), by binary splitting of repeated values."""
     mask = (1 << (cap + 1)) - 1
@@ -291,7 +319,7 @@ def _subset_sums(weights, cap):
     return reach
 
 
-def _smallest_at_least(reach, t, cap):
+def _smallest_at_least(reach: int, t: int, cap: int) -> int:
     """Smallest set bit ``>= t`` of ``reach``; when none is set up to ``cap`` the true value is
     above ``cap`` (and at least ``t``), so ``max(t, cap + 1)`` is returned."""
     high = reach >> t
@@ -300,7 +328,7 @@ def _smallest_at_least(reach, t, cap):
     return t + ((high & -high).bit_length() - 1)
 
 
-def planar_lower_bound(instance):
+def planar_lower_bound(instance: ZipCodesInstance) -> tuple[int, str]:
     """The best of the bounds in the module docstring: ``(value, source)``.
 
     Notes
@@ -321,7 +349,7 @@ def planar_lower_bound(instance):
         return (v, "part-count") if v > best else (best, source)
     reach = _subset_sums(w, cap)
 
-    def ss(t):
+    def ss(t: Any) -> int:
         return _smallest_at_least(reach, int(t), cap)
 
     smallest = ss(k)
@@ -350,7 +378,7 @@ def planar_lower_bound(instance):
 
 
 @lower_bound.register
-def _lower_bound_planar(instance: ZipCodesInstance):
+def _lower_bound_planar(instance: ZipCodesInstance) -> tuple[float, str]:
     """``max(kappa, subset-sum, part-count, neighbour)`` bounds; see the module docstring."""
     value, source = planar_lower_bound(instance)
     return float(value), source

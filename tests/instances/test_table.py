@@ -179,7 +179,7 @@ def test_from_dataframe_errors():
         Table.from_dataframe(_frame(), qi=["age"], hierarchies={"sex": [["M"], ["F"]]})
     with pytest.raises(InstanceFormatError, match="the table has no records"):
         Table.from_dataframe(_frame().iloc[:0])
-    with pytest.raises(TypeError, match="`df` must be a pandas DataFrame"):
+    with pytest.raises(TypeError, match=r"`df` must be a pandas\.DataFrame, got dict"):
         Table.from_dataframe({"a": [1]})
 
 

@@ -56,9 +56,9 @@ def test_instance_basics():
         ([True, True], 1, ValueError, r"`sizes` must be positive integers, got dtype bool"),
         ([], 1, ValueError, r"`sizes` must be a non-empty 1-D sequence"),
         ([[1, 2]], 1, ValueError, r"`sizes` must be a non-empty 1-D sequence"),
-        ([1, 2], 0, ValueError, r"`k` must be a positive integer, got 0"),
-        ([1, 2], 2.5, ValueError, r"`k` must be a positive integer, got 2.5"),
-        ([1, 2], True, ValueError, r"`k` must be a positive integer, got True"),
+        ([1, 2], 0, ValueError, r"`k` must be an integer >= 1, got 0"),
+        ([1, 2], 2.5, ValueError, r"`k` must be an integer >= 1, got 2.5"),
+        ([1, 2], True, ValueError, r"`k` must be an integer >= 1, got True"),
     ],
 )
 def test_validation_errors(sizes, k, err, match):

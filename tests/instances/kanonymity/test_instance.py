@@ -88,6 +88,13 @@ def test_instance_validation():
     one = Table(np.zeros((1, 1)), ("a",), (("0",),))
     with pytest.raises(InfeasibleInstanceError, match="the table has 1 records, fewer than k=2"):
         KAnonymityInstance(one, 2)
+    with pytest.raises(InfeasibleInstanceError, match="the table has 1 records, fewer than k=3"):
+        KAnonymityInstance(one, 3)  # no k fits a table of fewer than 2 records
+    with pytest.raises(ValueError, match=r"^`k` must be an integer >= 2, got 1$"):
+        KAnonymityInstance(one, 1)
+    with pytest.raises(ValueError, match=r"`k` must be an integer in \[2, n_records=5\], got np"):
+        KAnonymityInstance(t, np.int64(9))
+    assert type(KAnonymityInstance(t, np.int64(2)).k) is int
 
 
 def test_instance_properties():

@@ -1,0 +1,22 @@
+"""Package discovery for the repository-root layout; all metadata is in ``pyproject.toml``.
+
+The repository root is the ``anonratio`` package and its layers are the top-level folders
+(docs/architecture.md). Every folder with an ``__init__.py`` below a layer is installed as
+``anonratio.<layer>.<...>``, so a new problem subpackage needs no packaging change; nothing is
+installed under a generic top-level name such as ``solvers``, ``exact`` or ``bench``.
+"""
+
+from pathlib import Path
+
+from setuptools import setup
+
+LAYERS = ("instances", "solvers", "exact", "bench")
+ROOT = Path(__file__).resolve().parent
+
+packages = ["anonratio"] + sorted(
+    ".".join(("anonratio", *init.parent.relative_to(ROOT).parts))
+    for layer in LAYERS
+    for init in (ROOT / layer).rglob("__init__.py")
+)
+
+setup(packages=packages, package_dir={"anonratio": "."})
