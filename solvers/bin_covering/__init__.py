@@ -4,6 +4,12 @@
 algorithms themselves are in their modules (``fold.fold``, ``spread.spread``, ...).
 """
 
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from anonratio.instances import BinCoveringInstance, Solution
 from anonratio.instances.validation import dispatch
 
 from . import fold, relaxed_scheme, simplified_spread, spread
@@ -19,7 +25,13 @@ METHODS = {
 }
 
 
-def bin_cover(instance, *, method="spread", seed=None, **kwargs):
+def bin_cover(
+    instance: BinCoveringInstance,
+    *,
+    method: str = "spread",
+    seed: int | np.random.Generator | None = None,
+    **kwargs: Any,
+) -> Solution:
     """Min-Max Bin Covering (Du, Eppstein, Goodrich and Lueker 2009, §4).
 
     Parameters

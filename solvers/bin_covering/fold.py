@@ -4,11 +4,21 @@ Also holds the helpers the other bin-covering solvers share (validation, item or
 fill of Theorem 7, solution assembly).
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping
 from time import perf_counter
+from typing import Any
 
 import numpy as np
 from anonratio.instances import Solution
 from anonratio.instances.bin_covering.instance import BinCoveringInstance, bin_covering_lower_bound
+from anonratio.instances.validation import (
+    check_choice,
+    check_instance,
+    check_random_state,
+    check_seed,
+)
 
 __all__ = ["fold", "fold_bound", "fold_guarantee", "ORDERS"]
 
@@ -19,21 +29,14 @@ ORDERS = ("sorted", "random", "input")
 # ---------------------------------------------------------------------------------------------
 # shared helpers
 # ---------------------------------------------------------------------------------------------
-def bin_solver_iv(instance, order, seed):
+def bin_solver_iv(instance: Any, order: Any, seed: Any) -> tuple[np.random.Generator, int | None]:
     """Validate the common arguments; return ``(rng, seed_to_record)``."""
-    if not isinstance(instance, BinCoveringInstance):
-        raise TypeError(f"`instance` must be a BinCoveringInstance, got {type(instance).__name__}")
-    if order not in ORDERS:
-        raise ValueError(f"`order` must be one of {ORDERS}, got {order!r}")
-    if seed is not None and not isinstance(seed, int | np.integer | np.random.Generator):
-        raise ValueError(f"`seed` must be None, an int or a numpy Generator, got {seed!r}")
-    if isinstance(seed, bool):
-        raise ValueError(f"`seed` must be None, an int or a numpy Generator, got {seed!r}")
-    rng = np.random.default_rng(seed)
-    return rng, (int(seed) if isinstance(seed, int | np.integer) else None)
+    check_instance(instance, BinCoveringInstance)
+    check_choice("order", order, ORDERS)
+    return check_random_state(seed), check_seed(seed)
 
 
-def item_order(sizes, order, rng):
+def item_order(sizes: np.ndarray, order: str, rng: np.random.Generator) -> np.ndarray:
     """Item indices in processing order: ``sorted`` = decreasing size (stable), ``random`` = a
     uniform permutation drawn from ``rng``, ``input`` = as given."""
     if order == "sorted":
@@ -43,7 +46,7 @@ def item_order(sizes, order, rng):
     return np.arange(sizes.size)
 
 
-def greedy_fill(sizes, items, k):
+def greedy_fill(sizes: np.ndarray, items: np.ndarray, k: int) -> tuple[np.ndarray, int]:
     """Theorem 7's greedy: fill bins in the order ``items`` until each reaches ``k``.
 
     Returns
@@ -66,11 +69,21 @@ def greedy_fill(sizes, items, k):
     return bin_of.astype(np.int64), len(ends)
 
 
-def loads_of(sizes, labels, n_bins):
+def loads_of(sizes: np.ndarray, labels: np.ndarray, n_bins: int) -> np.ndarray:
+    """Load of each of ``n_bins`` bins (integer sizes summed per label)."""
     return np.bincount(labels, weights=sizes, minlength=n_bins).round().astype(np.int64)
 
 
-def finish(instance, labels, *, algorithm, params, seed, t0, info):
+def finish(
+    instance: BinCoveringInstance,
+    labels: np.ndarray,
+    *,
+    algorithm: str,
+    params: Mapping[str, Any],
+    seed: int | None,
+    t0: float,
+    info: dict[str, Any],
+) -> Solution:
     """Assemble the :class:`Solution` (bins renumbered 0..B-1) with the shared info fields."""
     _, labels = np.unique(labels, return_inverse=True)
     labels = labels.reshape(-1)
@@ -93,7 +106,9 @@ def finish(instance, labels, *, algorithm, params, seed, t0, info):
     )
 
 
-def fold_labels(sizes, k, order_items):
+def fold_labels(
+    sizes: np.ndarray, k: int, order_items: np.ndarray
+) -> tuple[np.ndarray, dict[str, Any]]:
     """Fold on items in the given order: labels and which case applied."""
     n = sizes.size
     labels = np.empty(n, dtype=np.int64)
@@ -113,13 +128,13 @@ def fold_labels(sizes, k, order_items):
 # ---------------------------------------------------------------------------------------------
 # Fold
 # ---------------------------------------------------------------------------------------------
-def fold_bound(instance):
+def fold_bound(instance: BinCoveringInstance) -> int:
     """Theorem 7's bound on Fold's cost: ``max(k - 1 + max x, 3k - 3)``."""
     k = instance.k
     return max(k - 1 + instance.max_size, 3 * k - 3)
 
 
-def fold_guarantee(instance):
+def fold_guarantee(instance: BinCoveringInstance) -> float:
     """Proven ratio of Fold on ``instance``: ``fold_bound / lower bound`` (always < 3).
 
     Fold costs at most ``max(k-1+max x, 3k-3)`` (Theorem 7) and the optimum is at least
@@ -129,7 +144,12 @@ def fold_guarantee(instance):
     return fold_bound(instance) / bin_covering_lower_bound(instance)[0]
 
 
-def fold(instance, *, order="sorted", seed=None):
+def fold(
+    instance: BinCoveringInstance,
+    *,
+    order: str = "sorted",
+    seed: int | np.random.Generator | None = None,
+) -> Solution:
     """Fold (Du et al. 2009, Theorem 7): cost at most ``max(k - 1 + max x, 3k - 3)`` < 3 OPT.
 
     Every item of size ``>= k`` gets its own bin; the other items fill bins greedily in the given

@@ -33,13 +33,22 @@ Implementation notes (the bound of the theorem is kept):
   guaranteed). Spread's packing gives the first type, so there always is one.
 """
 
+from __future__ import annotations
+
 import heapq
 import math
 from time import perf_counter
+from typing import NamedTuple
 
 import numpy as np
-from anonratio.instances.bin_covering.instance import bin_covering_lower_bound, check_epsilon
+from anonratio.instances import Solution
+from anonratio.instances.bin_covering.instance import (
+    BinCoveringInstance,
+    bin_covering_lower_bound,
+    check_epsilon,
+)
 from anonratio.instances.errors import UnsupportedInstanceError
+from anonratio.instances.validation import check_int, check_time_limit
 from anonratio.solvers.bin_covering.fold import bin_solver_iv, finish, fold_labels, item_order
 from anonratio.solvers.bin_covering.spread import spread
 
@@ -51,13 +60,13 @@ _TOL = 1e-9
 MAX_CONFIGS = 200_000
 
 
-def relaxed_bound(instance, optimum, *, epsilon):
+def relaxed_bound(instance: BinCoveringInstance, optimum: float, *, epsilon: float) -> float:
     """Theorem 11's bound on the cost, in item units: ``(1 + eps)(OPT + eps k)``."""
     eps = check_epsilon(epsilon)
     return (1 + eps) * (optimum + eps * instance.k)
 
 
-def relaxed_guarantee(instance, *, epsilon=0.2):
+def relaxed_guarantee(instance: BinCoveringInstance, *, epsilon: float = 0.2) -> float:
     """Ratio to OPT implied by Theorem 11: ``(1 + eps)(1 + eps k / LB) <= (1 + eps)^2``.
 
     Holds for the cost only; the bins may hold as little as ``(1 - 2 eps) k``.
@@ -208,23 +217,22 @@ def _type_of(labels, large, inverse, values):
     return [(v, float(v @ values)) for v in vec[vec.sum(axis=1) > 0]]
 
 
-def _relaxed_iv(epsilon, max_nodes, time_limit):
+def _relaxed_iv(instance, order, seed, epsilon, max_nodes, time_limit):
+    rng, seed_rec = bin_solver_iv(instance, order, seed)
     eps = check_epsilon(epsilon)
-    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
-        raise ValueError(f"`max_nodes` must be an integer >= 1, got {max_nodes!r}")
-    if time_limit is not None and (
-        isinstance(time_limit, bool)
-        or not isinstance(time_limit, int | float)
-        or not math.isfinite(time_limit)
-        or time_limit <= 0
-    ):
-        raise ValueError(f"`time_limit` must be None or a positive number, got {time_limit!r}")
-    return eps
+    max_nodes = check_int("max_nodes", max_nodes, low=1)
+    return rng, seed_rec, eps, max_nodes, check_time_limit(time_limit, allow_none=True)
 
 
 def relaxed_scheme(
-    instance, *, epsilon=0.2, order="sorted", seed=None, max_nodes=200_000, time_limit=60.0
-):
+    instance: BinCoveringInstance,
+    *,
+    epsilon: float = 0.2,
+    order: str = "sorted",
+    seed: int | np.random.Generator | None = None,
+    max_nodes: int = 200_000,
+    time_limit: float | None = 60.0,
+) -> Solution:
     """Theorem 11 (Du et al. 2009): bins of at least ``(1 - 2 eps) k`` and cost at most
     ``(1 + eps)(OPT + eps k)``, for a fixed ``0 < eps < 1/2``.
 
@@ -286,19 +294,45 @@ def relaxed_scheme(
     (True, True)
     """
     t0 = perf_counter()
-    rng, seed_rec = bin_solver_iv(instance, order, seed)
-    eps = _relaxed_iv(epsilon, max_nodes, time_limit)
-    deadline = t0 + (math.inf if time_limit is None else float(time_limit))
+    rng, seed_rec, eps, max_nodes, time_limit = _relaxed_iv(
+        instance, order, seed, epsilon, max_nodes, time_limit
+    )
+    deadline = t0 + (math.inf if time_limit is None else time_limit)
     x, k = instance.sizes, instance.k
     params = {"order": order, "epsilon": eps}
     base = {"relaxed": True, "epsilon": eps, "floor": (1 - 2 * eps) * k, "order": order}
-    nominal = x < k
-    if int(x[nominal].sum()) >= k and instance.max_size >= 3 * k:
-        # Fold's cost is then max x = OPT (the proof's first reduction)
+    if _fold_is_optimal(instance):  # Fold's cost is then max x = OPT (the proof's first reduction)
         labels, _ = fold_labels(x, k, np.argsort(-x, kind="stable"))
-        info = {**base, "case": "fold-optimal"}
-        return _finish(instance, labels, params, seed_rec, t0, info)
+        return _finish(instance, labels, params, seed_rec, t0, {**base, "case": "fold-optimal"})
+    r = _round_large(x, k, eps, order, rng)
+    search = _search_types(instance, r, eps, max_nodes, deadline)
+    chosen, e = search.best_type
+    labels = _unround(x, r.large, r.inverse, r.counts, r.small, chosen, e, search.small_vals)
+    info = {**base, **_search_info(r, search, e)}
+    sol = _finish(instance, labels, params, seed_rec, t0, info)
+    return sol.replace(status="time_limit") if search.stopped else sol
 
+
+def _fold_is_optimal(instance):
+    """The proof's first case: the items below ``k`` reach ``k`` and an item is ``>= 3k``."""
+    x, k = instance.sizes, instance.k
+    return int(x[x < k].sum()) >= k and instance.max_size >= 3 * k
+
+
+class _Rounded(NamedTuple):
+    """Large items (ids), small items (ids, in completion order) and the rounded classes:
+    ``inverse`` maps each large item to its class, ``counts`` and ``values`` per class."""
+
+    large: np.ndarray
+    small: np.ndarray
+    inverse: np.ndarray
+    counts: np.ndarray
+    values: np.ndarray
+
+
+def _round_large(x, k, eps, order, rng):
+    """Split the items at ``eps k`` and round the large ones down to the grid ``eps k (1+eps)^l``
+    (classes by decreasing rounded size)."""
     unit = eps * k
     large = np.flatnonzero(x >= unit - _TOL * k)
     small = np.setdiff1d(np.arange(x.size), large)
@@ -307,36 +341,39 @@ def relaxed_scheme(
     uniq, inverse, counts = np.unique(-cls, return_inverse=True, return_counts=True)
     classes = -uniq  # decreasing grid index = decreasing rounded size
     values = unit * (1 + eps) ** classes.astype(np.float64)
-    inverse = inverse.reshape(-1)
+    return _Rounded(large, small, inverse.reshape(-1), counts, values)
 
+
+def _search_types(instance, r, eps, max_nodes, deadline):
+    """The best weakly feasible type, from Spread's packing as the first incumbent."""
     # an incumbent: Spread's packing (strictly feasible, so its type is weakly feasible)
     start = spread(instance)
     ub = float(start.objective)
-    small_vals = x[small].astype(np.float64).tolist()
+    small_vals = instance.sizes[r.small].astype(np.float64).tolist()
+    k = instance.k
     search = _Search(
-        values, counts, small_vals, (1 - eps) * k, ub, max_nodes, MAX_CONFIGS, deadline
+        r.values, r.counts, small_vals, (1 - eps) * k, ub, max_nodes, MAX_CONFIGS, deadline
     )
     try:
-        search.evaluate(_type_of(start.labels, large, inverse, values))
+        search.evaluate(_type_of(start.labels, r.large, r.inverse, r.values))
         search.run()
     except _Stop:
         pass
-    chosen, e = search.best_type
-    labels = _unround(x, large, inverse, counts, small, chosen, e, search.small_vals)
-    info = {
-        **base,
+    return search
+
+
+def _search_info(r, search, e):
+    return {
         "case": "types",
         "stopped": search.stopped,
-        "n_large": int(large.size),
-        "n_classes": int(values.size),
+        "n_large": int(r.large.size),
+        "n_classes": int(r.values.size),
         "n_configs": search.n_configs,
         "nodes": search.nodes,
         "types_evaluated": search.leaves,
         "rounded_level": float(search.best),
         "empty_bins": int(e),
     }
-    sol = _finish(instance, labels, params, seed_rec, t0, info)
-    return sol.replace(status="time_limit") if search.stopped else sol
 
 
 def _unround(x, large, inverse, counts, small, chosen, e, small_vals):

@@ -12,11 +12,14 @@ most the whole left-over (``<= k - 1``) to any bin, so the cost is at most
 ``max(k - 1 + M, 3k - 3)``, Fold's bound (:func:`simplified_spread_guarantee`).
 """
 
+from __future__ import annotations
+
 import heapq
 from time import perf_counter
 
 import numpy as np
-from anonratio.instances.bin_covering.instance import bin_covering_lower_bound
+from anonratio.instances import Solution
+from anonratio.instances.bin_covering.instance import BinCoveringInstance, bin_covering_lower_bound
 from anonratio.solvers.bin_covering.fold import (
     bin_solver_iv,
     finish,
@@ -29,12 +32,17 @@ from anonratio.solvers.bin_covering.fold import (
 __all__ = ["simplified_spread", "simplified_spread_guarantee"]
 
 
-def simplified_spread_guarantee(instance):
+def simplified_spread_guarantee(instance: BinCoveringInstance) -> float:
     """Ratio derived here (not in the paper): Fold's bound / lower bound, always < 3."""
     return fold_bound(instance) / bin_covering_lower_bound(instance)[0]
 
 
-def simplified_spread(instance, *, order="sorted", seed=None):
+def simplified_spread(
+    instance: BinCoveringInstance,
+    *,
+    order: str = "sorted",
+    seed: int | np.random.Generator | None = None,
+) -> Solution:
     """Simplified Spread (Du et al. 2009, §5): no ratio proven by the paper; cost at most
     ``max(k - 1 + max x, 3k - 3)`` (derived from Theorem 7's argument, see the module docstring).
 
@@ -76,8 +84,32 @@ def simplified_spread(instance, *, order="sorted", seed=None):
     """
     t0 = perf_counter()
     rng, seed_rec = bin_solver_iv(instance, order, seed)
-    x, k = instance.sizes, instance.k
-    items = item_order(x, order, rng)
+    x = instance.sizes
+    labels, left, n_bins = _greedy_bins(x, instance.k, item_order(x, order, rng))
+    placed, deferred = _distribute_leftover(x, labels, left, n_bins)
+    info = {
+        "n_leftover": int(left.size),
+        "n_greedy_placed": placed,
+        "n_round_robin": deferred,
+        "order": order,
+    }
+    return finish(
+        instance,
+        labels,
+        algorithm=f"simplified-spread-{order}",
+        params={"order": order},
+        seed=seed_rec,
+        t0=t0,
+        info=info,
+    )
+
+
+def _greedy_bins(x, k, items):
+    """Items ``>= k`` alone, the others filled greedily in the order ``items``.
+
+    Returns the labels, the left-over items (the last bin, below ``k``, in greedy order) and the
+    number of closed bins.
+    """
     labels = np.empty(x.size, dtype=np.int64)
     is_big = x[items] >= k
     big, small = items[is_big], items[~is_big]
@@ -86,6 +118,16 @@ def simplified_spread(instance, *, order="sorted", seed=None):
     labels[small] = big.size + bin_of
     n_bins = big.size + n_full
     left = small[bin_of == n_full] if small.size else small
+    return labels, left, n_bins
+
+
+def _distribute_leftover(x, labels, left, n_bins):
+    """Move the left-over items into the ``n_bins`` closed bins (``labels`` in place).
+
+    Each goes to the lightest bin if that keeps the maximum load, else it is deferred; the
+    deferred ones go round-robin over the bins, lightest first. Returns the numbers placed in
+    each phase.
+    """
     placed = deferred = 0
     if left.size:
         loads = loads_of(x, labels, n_bins + 1)[:n_bins]
@@ -105,18 +147,4 @@ def simplified_spread(instance, *, order="sorted", seed=None):
             cycle = np.array([b for _, b in sorted(heap)], dtype=np.int64)
             labels[np.asarray(rest)] = cycle[np.arange(len(rest)) % cycle.size]
             deferred = len(rest)
-    info = {
-        "n_leftover": int(left.size),
-        "n_greedy_placed": placed,
-        "n_round_robin": deferred,
-        "order": order,
-    }
-    return finish(
-        instance,
-        labels,
-        algorithm=f"simplified-spread-{order}",
-        params={"order": order},
-        seed=seed_rec,
-        t0=t0,
-        info=info,
-    )
+    return placed, deferred

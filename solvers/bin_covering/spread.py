@@ -34,10 +34,16 @@ Where this implementation adds to the proof (all choices keep the 5/2 bound):
   the bound).
 """
 
+from __future__ import annotations
+
 import heapq
+from collections.abc import Sequence
 from time import perf_counter
 
 import numpy as np
+from anonratio.instances import Solution
+from anonratio.instances.bin_covering.instance import BinCoveringInstance
+from anonratio.instances.validation import check_int
 from anonratio.solvers.bin_covering.fold import (
     bin_solver_iv,
     finish,
@@ -53,12 +59,12 @@ __all__ = ["spread", "spread_guarantee", "lemma9_split"]
 _EXHAUSTIVE_MAX_ITEMS = 400
 
 
-def spread_guarantee(instance):
+def spread_guarantee(instance: BinCoveringInstance) -> float:
     """Theorem 10's ratio: 5/2."""
     return 2.5
 
 
-def lemma9_split(values):
+def lemma9_split(values: Sequence[int] | np.ndarray) -> list[np.ndarray]:
     """Lemma 9: split a list into three parts, each at most ``max(x_max, total / 2)``.
 
     The largest item alone, then Lemma 8 on the rest in its order: cut at the partial sum closest
@@ -292,7 +298,18 @@ def _spread_labels(x, k, items, sorted_order, node_limit):
     return best, info
 
 
-def spread(instance, *, order="sorted", seed=None, node_limit=50_000):
+def _spread_iv(instance, order, seed, node_limit):
+    rng, seed_rec = bin_solver_iv(instance, order, seed)
+    return rng, seed_rec, check_int("node_limit", node_limit, low=0)
+
+
+def spread(
+    instance: BinCoveringInstance,
+    *,
+    order: str = "sorted",
+    seed: int | np.random.Generator | None = None,
+    node_limit: int = 50_000,
+) -> Solution:
     """Spread (Du et al. 2009, Theorem 10): cost at most 5/2 times the optimum.
 
     The full algorithm of the proof of Theorem 10 (module docstring): items ``>= k`` alone, a
@@ -341,9 +358,7 @@ def spread(instance, *, order="sorted", seed=None, node_limit=50_000):
     (12.0, 'case-2.1')
     """
     t0 = perf_counter()
-    rng, seed_rec = bin_solver_iv(instance, order, seed)
-    if isinstance(node_limit, bool) or not isinstance(node_limit, int) or node_limit < 0:
-        raise ValueError(f"`node_limit` must be an integer >= 0, got {node_limit!r}")
+    rng, seed_rec, node_limit = _spread_iv(instance, order, seed, node_limit)
     items = item_order(instance.sizes, order, rng)
     labels, info = _spread_labels(instance.sizes, instance.k, items, order == "sorted", node_limit)
     info["order"] = order

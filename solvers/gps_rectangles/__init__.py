@@ -5,6 +5,11 @@
 :data:`METHODS`.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
+from anonratio.instances import GpsRectanglesInstance, Solution
 from anonratio.instances.validation import dispatch
 
 from . import guillotine, kdtree_split
@@ -15,7 +20,9 @@ __all__ = ["partition_gps_rectangles", "METHODS", "kdtree_split", "guillotine"]
 METHODS = {"kdtree-split": kdtree_split.kdtree_split, "guillotine": guillotine.guillotine}
 
 
-def partition_gps_rectangles(instance, *, method="kdtree-split", **kwargs):
+def partition_gps_rectangles(
+    instance: GpsRectanglesInstance, *, method: str = "kdtree-split", **kwargs: Any
+) -> Solution:
     """GPS points: axis-aligned rectangles of weight >= k tiling the box (Du et al. 2009, §3).
 
     ``"kdtree-split"``: kd-tree cuts while both sides keep weight >= k; the heaviest rectangle is

@@ -7,9 +7,12 @@ equal to it when ``W < 5k`` (every partition into at most four rectangles is gui
 smallest non-guillotine one is the five-rectangle pinwheel).
 """
 
+from __future__ import annotations
+
 from time import perf_counter
 
 import numpy as np
+from anonratio.instances import Solution
 from anonratio.instances.gps_rectangles.grid import grid_weights, solution_from_cells
 from anonratio.instances.gps_rectangles.instance import GpsRectanglesInstance, gps_lower_bound
 from anonratio.instances.validation import check_instance, check_time_limit
@@ -71,7 +74,7 @@ def _guillotine_cells(F, P, k, nx, ny):
     return out
 
 
-def guillotine(instance, *, time_limit=60.0):
+def guillotine(instance: GpsRectanglesInstance, *, time_limit: float = 60.0) -> Solution:
     """The best guillotine partition, by dynamic programming over grid sub-rectangles.
 
     A guillotine partition is made by recursive straight cuts across the current rectangle (kd-tree

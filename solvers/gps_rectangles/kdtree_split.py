@@ -17,6 +17,8 @@ choice of ``x*``, those with ``x > x*`` at most ``k - 1`` because otherwise the 
 with points of multiplicity ``k - 1`` at N, S, E and W — admits no cut and costs ``5k - 4``.
 """
 
+from __future__ import annotations
+
 from time import perf_counter
 
 import numpy as np
@@ -26,6 +28,7 @@ from anonratio.instances.gps_rectangles import (
     cells_to_rectangles,
     gps_lower_bound,
 )
+from anonratio.instances.validation import check_choice, check_instance
 
 __all__ = ["kdtree_split", "kdtree_split_bound", "kdtree_split_guarantee", "AXIS_RULES"]
 
@@ -34,21 +37,17 @@ AXIS_RULES = ("alternate", "longest")
 
 
 def _kdtree_iv(instance, axis):
-    if not isinstance(instance, GpsRectanglesInstance):
-        raise TypeError(
-            f"`instance` must be a GpsRectanglesInstance, got {type(instance).__name__}"
-        )
-    if axis not in AXIS_RULES:
-        raise ValueError(f"`axis` must be one of {AXIS_RULES}, got {axis!r}")
+    check_instance(instance, GpsRectanglesInstance)
+    check_choice("axis", axis, AXIS_RULES)
 
 
-def kdtree_split_bound(instance):
+def kdtree_split_bound(instance: GpsRectanglesInstance) -> int:
     """The proven cost bound ``min(W, 4 (k - 1) + max_p w_p)`` of :func:`kdtree_split`."""
     k = instance.k
     return min(instance.total_weight, 4 * (k - 1) + instance.max_weight)
 
 
-def kdtree_split_guarantee(instance):
+def kdtree_split_guarantee(instance: GpsRectanglesInstance) -> float:
     """Proven ratio on ``instance``: :func:`kdtree_split_bound` / the lower bound (< 5)."""
     return kdtree_split_bound(instance) / gps_lower_bound(instance)[0]
 
@@ -72,7 +71,7 @@ def _best_cut(ranks, weights, k):
     return int(values[t]), inverse <= t
 
 
-def kdtree_split(instance, *, axis="alternate"):
+def kdtree_split(instance: GpsRectanglesInstance, *, axis: str = "alternate") -> Solution:
     """kd-tree splitting (Du et al. 2009, Theorem 4): cost ``<= 4 (k - 1) + max w < 5 OPT``.
 
     Recursively cuts the bounding box with axis-parallel lines while both sides keep weight at
@@ -117,39 +116,8 @@ def kdtree_split(instance, *, axis="alternate"):
     """
     t0 = perf_counter()
     _kdtree_iv(instance, axis)
-    k, w = instance.k, instance.weights
-    ix, iy = instance.ix, instance.iy
-    xe, ye = instance.x_edges, instance.y_edges
-    nx, ny = instance.grid_shape
-    labels = np.empty(instance.n, dtype=np.int64)
-    cells, max_depth = [], 0
-    # stack of (point indices, cell range (i0, j0, i1, j1), depth)
-    stack = [(np.arange(instance.n), (0, 0, nx - 1, ny - 1), 0)]
-    while stack:
-        idx, (i0, j0, i1, j1), depth = stack.pop()
-        max_depth = max(max_depth, depth)
-        if axis == "alternate":
-            first = depth % 2
-        else:
-            first = 0 if xe[i1 + 1] - xe[i0] >= ye[j1 + 1] - ye[j0] else 1
-        cut = None
-        for a in (first, 1 - first) if w[idx].sum() >= 2 * k else ():
-            found = _best_cut((ix, iy)[a][idx], w[idx], k)
-            if found is not None:
-                cut = (a, *found)
-                break
-        if cut is None:
-            labels[idx] = len(cells)
-            cells.append((i0, j0, i1, j1))
-            continue
-        a, last, left = cut
-        if a == 0:
-            lo, hi = (i0, j0, last, j1), (last + 1, j0, i1, j1)
-        else:
-            lo, hi = (i0, j0, i1, last), (i0, last + 1, i1, j1)
-        stack.append((idx[~left], hi, depth + 1))
-        stack.append((idx[left], lo, depth + 1))
-    cells = np.asarray(cells, dtype=np.int64).reshape(-1, 4)
+    labels, cells, max_depth = _kd_partition(instance, axis)
+    w = instance.weights
     rects = cells_to_rectangles(instance, cells)
     weight = np.bincount(labels, weights=w, minlength=len(cells)).round().astype(np.int64)
     return Solution(
@@ -169,3 +137,54 @@ def kdtree_split(instance, *, axis="alternate"):
             "axis": axis,
         },
     )
+
+
+def _kd_partition(instance, axis):
+    """The kd-tree's leaves: rectangle id per point, leaf cell ranges ``(i0, j0, i1, j1)`` by
+    id, and the depth of the tree."""
+    k, w = instance.k, instance.weights
+    coords, edges = (instance.ix, instance.iy), (instance.x_edges, instance.y_edges)
+    nx, ny = instance.grid_shape
+    labels = np.empty(instance.n, dtype=np.int64)
+    cells, max_depth = [], 0
+    # stack of (point indices, cell range (i0, j0, i1, j1), depth)
+    stack = [(np.arange(instance.n), (0, 0, nx - 1, ny - 1), 0)]
+    while stack:
+        idx, rect, depth = stack.pop()
+        max_depth = max(max_depth, depth)
+        cut = _node_cut(coords, edges, w, k, idx, rect, depth, axis)
+        if cut is None:
+            labels[idx] = len(cells)
+            cells.append(rect)
+            continue
+        a, last, left = cut
+        lo, hi = _halves(rect, a, last)
+        stack.append((idx[~left], hi, depth + 1))
+        stack.append((idx[left], lo, depth + 1))
+    return labels, np.asarray(cells, dtype=np.int64).reshape(-1, 4), max_depth
+
+
+def _node_cut(coords, edges, w, k, idx, rect, depth, axis):
+    """``(axis, last rank on the left, left mask)`` of the node's cut, or None for a leaf.
+
+    The axis chosen by the ``axis`` rule is tried first, then the other one.
+    """
+    i0, j0, i1, j1 = rect
+    if axis == "alternate":
+        first = depth % 2
+    else:
+        xe, ye = edges
+        first = 0 if xe[i1 + 1] - xe[i0] >= ye[j1 + 1] - ye[j0] else 1
+    for a in (first, 1 - first) if w[idx].sum() >= 2 * k else ():
+        found = _best_cut(coords[a][idx], w[idx], k)
+        if found is not None:
+            return (a, *found)
+    return None
+
+
+def _halves(rect, a, last):
+    """The two cell ranges of ``rect`` cut along axis ``a`` after grid rank ``last``."""
+    i0, j0, i1, j1 = rect
+    if a == 0:
+        return (i0, j0, last, j1), (last + 1, j0, i1, j1)
+    return (i0, j0, i1, last), (i0, last + 1, i1, j1)

@@ -5,6 +5,12 @@ algorithms themselves are in their modules (``forest.forest``, ``factor_2.one_tw
 ``factor_3.two_factor``).
 """
 
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.validation import dispatch
 
 from . import decompose_component, factor_2, factor_3, forest, min_weight_factor
@@ -27,7 +33,13 @@ METHODS = {
 }
 
 
-def k_anonymize(instance, *, method="forest", seed=None, **kwargs):
+def k_anonymize(
+    instance: KAnonymityInstance,
+    *,
+    method: str = "forest",
+    seed: int | np.random.Generator | None = None,
+    **kwargs: Any,
+) -> Solution:
     """Anonymize a :class:`~anonratio.instances.KAnonymityInstance` with an approximation algorithm.
 
     Parameters

@@ -33,7 +33,8 @@ step needs to be correct:
    by decreasing size (then spare copies of ``u``), of ``k .. 2k − 2`` real vertices — and keeps
    ``u`` real in the rest. A literal step is refused only while the star holds more than
    ``L + k`` real vertices (then the rest keeps ``>= k``); below that, the part left around
-   ``u′`` holds at most ``L`` and the literal C or D is always taken.
+   ``u′`` holds at most ``L`` and the literal C or D is always taken. The star split is
+   :func:`~anonratio.solvers.kanonymity.star_split.split_star` (re-exported here).
 
 Candidates are picked bottom-up (the paper allows any starting vertex): with the forest rooted at
 FOREST's sinks, the first vertex ``u`` in post-order whose remaining subtree holds ``T >= k``
@@ -45,8 +46,13 @@ B never arises with this choice. Cuts only drop edges and every part owns its ed
 total edge weight is at most the forest's (the invariant behind Theorem 5).
 """
 
+from __future__ import annotations
+
 from collections import Counter, deque
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+
+from anonratio.solvers.kanonymity.star_split import max_component_size, split_star
 
 __all__ = [
     "max_component_size",
@@ -57,11 +63,6 @@ __all__ = [
     "ComponentSplit",
     "Decomposition",
 ]
-
-
-def max_component_size(k):
-    """``L = max(2k − 1, 3k − 5)``: the largest part DECOMPOSE-COMPONENT leaves."""
-    return max(2 * k - 1, 3 * k - 5)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -76,7 +77,7 @@ class ComponentPart:
     edges: frozenset
 
     @property
-    def size(self):
+    def size(self) -> int:
         """Number of real vertices (Steiner vertices do not count)."""
         return len(self.vertices)
 
@@ -86,8 +87,8 @@ class ComponentSplit:
     """The outcome of one DECOMPOSE-COMPONENT step: its case, candidate ``u`` and two parts."""
 
     case: str
-    candidate: object
-    parts: tuple
+    candidate: Hashable
+    parts: tuple[ComponentPart, ComponentPart]
 
 
 def _branches(adj, root, real):
@@ -112,7 +113,13 @@ def _part(adj, vertices, steiner):
     return ComponentPart(frozenset(vertices), frozenset(steiner), edges)
 
 
-def decompose_component(edges, k, *, steiner=(), candidate=None):
+def decompose_component(
+    edges: Iterable[tuple[Hashable, Hashable]],
+    k: int,
+    *,
+    steiner: Iterable[Hashable] = (),
+    candidate: Hashable | None = None,
+) -> ComponentSplit:
     """One step of DECOMPOSE-COMPONENT (Aggarwal et al. 2005, §4.2), exactly as the paper states it.
 
     Splits a tree with ``s > max(2k − 1, 3k − 5)`` real vertices into two parts of at least ``k``
@@ -144,25 +151,15 @@ def decompose_component(edges, k, *, steiner=(), candidate=None):
     Ties between largest branches go to the smaller neighbour; case D adds branches in order of
     decreasing size.
     """
-    adj = {}
-    for a, b in edges:
-        adj.setdefault(a, set()).add(b)
-        adj.setdefault(b, set()).add(a)
+    adj = _adjacency(edges)
     steiner = frozenset(steiner)
     real = {x for x in adj if x not in steiner}
     s, big = len(real), max_component_size(k)
     if s <= big:
         raise ValueError(f"the tree has {s} real vertices, at most max(2k-1, 3k-5) = {big}")
     u = min(adj) if candidate is None else candidate
-    while True:
-        br = _branches(adj, u, real)
-        sizes = {y: len(vs & real) for y, vs in br.items()}
-        v = max(sorted(sizes), key=lambda y: sizes[y])  # first largest
-        phi = sizes[v]
-        if s - phi >= k - 1:
-            break
-        u = v  # step 3: move to the root of the largest branch
-    rest = [y for y in sorted(br) if y != v]
+    u, br, sizes, v = _walk(adj, real, s, k, u)
+    phi = sizes[v]
     if phi >= k and s - phi >= k:  # case A
         a = br[v]
         b = set(adj) - a
@@ -180,12 +177,48 @@ def decompose_component(edges, k, *, steiner=(), candidate=None):
     if u in steiner:
         raise ValueError("cases C and D need the candidate u to be a real vertex")
     if phi == k - 1:  # case C
-        first = br[v] | {u}
-        others = set().union(*(br[y] for y in rest)) if rest else set()
-        p1 = _part(adj, first - steiner, first & steiner)
-        p2 = _part(adj, others - steiner, (others & steiner) | {u})
-        return ComponentSplit("C", u, (p1, p2))
-    # case D: every branch has <= k - 2 real vertices
+        return _case_c(adj, steiner, u, br, v)
+    return _case_d(adj, steiner, s, k, u, br, sizes)
+
+
+def _adjacency(edges):
+    adj = {}
+    for a, b in edges:
+        adj.setdefault(a, set()).add(b)
+        adj.setdefault(b, set()).add(a)
+    return adj
+
+
+def _walk(adj, real, s, k, u):
+    """Steps 1-3: walk from ``u`` towards the largest branch until it leaves ``s − φ >= k − 1``.
+
+    Returns the candidate ``u``, its branches, their real sizes and the first largest branch
+    ``v``.
+    """
+    while True:
+        br = _branches(adj, u, real)
+        sizes = {y: len(vs & real) for y, vs in br.items()}
+        v = max(sorted(sizes), key=lambda y: sizes[y])  # first largest
+        if s - sizes[v] >= k - 1:
+            return u, br, sizes, v
+        u = v  # step 3: move to the root of the largest branch
+
+
+def _case_c(adj, steiner, u, br, v):
+    """Case C: the largest branch (``k − 1`` real vertices) plus ``u``, and the rest around
+    the Steiner copy ``u′``."""
+    rest = [y for y in sorted(br) if y != v]
+    first = br[v] | {u}
+    others = set().union(*(br[y] for y in rest)) if rest else set()
+    p1 = _part(adj, first - steiner, first & steiner)
+    p2 = _part(adj, others - steiner, (others & steiner) | {u})
+    return ComponentSplit("C", u, (p1, p2))
+
+
+def _case_d(adj, steiner, s, k, u, br, sizes):
+    """Case D (every branch has ``<= k − 2`` real vertices): branches by decreasing size fill a
+    first part up to ``k − 1``; ``u`` joins a part of exactly ``k − 1`` (else the first), its
+    Steiner copy ``u′`` the other."""
     order = sorted(br, key=lambda y: (-sizes[y], y))
     first, size = [], 0
     while size < k - 1:
@@ -203,80 +236,6 @@ def decompose_component(edges, k, *, steiner=(), candidate=None):
         p1 = _part(adj, a - steiner, (a & steiner) | {u})
         p2 = _part(adj, (b - steiner) | {u}, b & steiner)
     return ComponentSplit("D", u, (p1, p2))
-
-
-# ---------------------------------------------------------------------------------------------
-# splitting a star of small branches around a real centre
-# ---------------------------------------------------------------------------------------------
-def split_star(units, sizes, k):
-    """Split a star into parts of ``k .. L`` real vertices, ``L = max(2k − 1, 3k − 5)``.
-
-    The star is a centre carrying ``units >= 1`` copies and branches of ``sizes[i]`` real vertices
-    (each ``1 .. k − 1``). Every part gets a set of whole branches and some of the centre's
-    copies; a part with branches and no copy uses the centre as a Steiner vertex.
-
-    Returns
-    -------
-    list of (branch indices, units, case)
-        ``case`` is the DECOMPOSE-COMPONENT case that cut the part off (``"C"``, ``"D"``,
-        ``"peel"``) or ``None`` for the part left at the end.
-    """
-    big = max_component_size(k)
-    order = sorted(range(len(sizes)), key=lambda i: (-sizes[i], i))
-    pos, total = 0, units + sum(sizes)
-    pieces = []
-
-    def prefix(target, spare):
-        """Greedy prefix (branches by decreasing size, then spare copies) reaching ``target``."""
-        j, acc = pos, 0
-        while acc < target and j < len(order):
-            acc += sizes[order[j]]
-            j += 1
-        extra = min(spare, max(0, target - acc))
-        return j, acc + extra, extra
-
-    while total > big:
-        spare = units - 1  # copies beyond the one that keeps the centre real
-        phi = sizes[order[pos]] if pos < len(order) else (1 if spare else 0)
-        if phi == k - 1:  # case C: the largest branch plus u
-            if pos < len(order) and sizes[order[pos]] == k - 1:
-                members, used = [order[pos]], 1
-            else:  # k = 2 and the largest "branch" is a spare copy of u
-                members, used = [], 2
-            if units - used >= 1 or total - k <= big:
-                pieces.append((members, used, "C"))
-                pos += len(members)
-                units -= used
-                total -= k
-                if units == 0:  # the rest is final, around a Steiner centre
-                    pieces.append((order[pos:], 0, None))
-                    return pieces
-                continue
-        elif phi <= k - 2:  # case D
-            j, f, extra = prefix(k - 1, spare)
-            rest = total - 1 - f
-            if f == k - 1 or rest != k - 1:  # u joins the first part
-                rest_units = units - 1 - extra
-                if rest_units >= 1 or rest <= big:
-                    pieces.append((order[pos:j], extra + 1, "D"))
-                    pos, units, total = j, rest_units, rest
-                    if units == 0:
-                        pieces.append((order[pos:], 0, None))
-                        return pieces
-                    continue
-            else:  # u joins the rest, which then holds exactly k: both parts are final
-                pieces.append((order[pos:j], extra, "D"))
-                pieces.append((order[j:], units - extra, None))
-                return pieces
-        # peel: branches (and spare copies) of k .. 2k - 2 real vertices; u stays real. Only
-        # reached when total > L + k, so the rest keeps at least k.
-        j, p, extra = prefix(k, spare)
-        if not k <= p <= total - k:  # pragma: no cover - excluded by the module notes
-            raise RuntimeError("no admissible split of a star; please report this instance")
-        pieces.append((order[pos:j], extra, "peel"))
-        pos, units, total = j, units - extra, total - p
-    pieces.append((order[pos:], units, None))
-    return pieces
 
 
 # ---------------------------------------------------------------------------------------------
@@ -302,15 +261,15 @@ class Decomposition:
         How often each case cut a part off (``"A"``, ``"C"``, ``"D"``, ``"peel"``).
     """
 
-    labels: list
-    spread: dict
-    edge_part: list
-    sizes: list
-    steiner: list
+    labels: list[int]
+    spread: dict[int, list[tuple[int, int]]]
+    edge_part: list[int]
+    sizes: list[int]
+    steiner: list[tuple[int, int]]
     cases: Counter
 
 
-def decompose_forest(parent, weights, k):
+def decompose_forest(parent: Sequence[int], weights: Sequence[int], k: int) -> Decomposition:
     """Cut every tree of a rooted forest into parts of ``k .. max(2k − 1, 3k − 5)`` real vertices.
 
     Repeated DECOMPOSE-COMPONENT (Aggarwal et al. 2005, §4.2) with bottom-up candidates and the
@@ -333,7 +292,16 @@ def decompose_forest(parent, weights, k):
     -----
     O(V log V) time and O(V) memory for V vertices.
     """
-    nv, big = len(parent), max_component_size(k)
+    roots, order, tree = _bfs_forest(parent)
+    cutter = _ForestCutter(parent, weights, k, tree, roots)
+    cutter.close_small_trees(roots)
+    cutter.cut_bottom_up(order)
+    return cutter.decomposition(order)
+
+
+def _bfs_forest(parent):
+    """Roots, BFS order (parents first) and the root of each vertex of a parent array."""
+    nv = len(parent)
     children = [[] for _ in range(nv)]
     roots = []
     for x, p in enumerate(parent):
@@ -350,38 +318,59 @@ def decompose_forest(parent, weights, k):
                 queue.append(c)
     if len(order) != nv:
         raise ValueError("`parent` must describe a forest (it has a cycle)")
-    remaining = dict.fromkeys(roots, 0)
-    for x in range(nv):
-        remaining[tree[x]] += weights[x]
-    cut = [-1] * nv  # part of a vertex whose subtree (what is left of it) was assigned
-    edge_part = [-2] * nv  # -2: the edge belongs to the vertex's part
-    sizes, spread, steiner, cases = [], {}, [], Counter()
-    done = set()
+    return roots, order, tree
 
-    def new_part(size):
-        sizes.append(size)
-        return len(sizes) - 1
 
-    def close_tree(r):
-        cut[r] = new_part(remaining[r])
-        done.add(r)
+class _ForestCutter:
+    """The state of :func:`decompose_forest`: the parts made so far and what is left of each tree.
 
-    for r in roots:
-        edge_part[r] = -1
-        if remaining[r] < k:
-            raise ValueError(f"a tree holds {remaining[r]} copies, fewer than k={k}")
-        if remaining[r] <= big:
-            close_tree(r)
+    ``cut[x]`` is the part of a vertex whose subtree (what is left of it) was assigned, ``-1``
+    before; ``edge_part[x]`` the part owning the edge to ``x``'s parent (``-2``: the part of
+    ``x``, ``-1``: dropped or a root); ``remaining[r]`` the copies left in the tree of root ``r``;
+    ``residual[x]`` the copies of a branch not yet assigned, hanging below its parent.
+    """
 
-    def star(u, branches, parent_side):
+    def __init__(self, parent, weights, k, tree, roots):
+        nv = len(parent)
+        self.parent, self.weights, self.k, self.tree = parent, weights, k, tree
+        self.big = max_component_size(k)
+        self.remaining = dict.fromkeys(roots, 0)
+        for x in range(nv):
+            self.remaining[tree[x]] += weights[x]
+        self.cut = [-1] * nv
+        self.edge_part = [-2] * nv  # -2: the edge belongs to the vertex's part
+        self.residual = [0] * nv
+        self.sizes, self.spread, self.steiner, self.cases = [], {}, [], Counter()
+        self.done = set()
+
+    def new_part(self, size):
+        self.sizes.append(size)
+        return len(self.sizes) - 1
+
+    def close_tree(self, r):
+        self.cut[r] = self.new_part(self.remaining[r])
+        self.done.add(r)
+
+    def close_small_trees(self, roots):
+        """Trees of ``k .. L`` copies are parts as they are."""
+        k = self.k
+        for r in roots:
+            self.edge_part[r] = -1
+            if self.remaining[r] < k:
+                raise ValueError(f"a tree holds {self.remaining[r]} copies, fewer than k={k}")
+            if self.remaining[r] <= self.big:
+                self.close_tree(r)
+
+    def star(self, u, branches, parent_side):
         """Split the star at u; ``parent_side`` is the size P of the branch above u, or 0."""
+        cut, edge_part, tree = self.cut, self.edge_part, self.tree
         items = branches + ([-1] if parent_side else [])
-        sz = [residual[c] for c in branches] + ([parent_side] if parent_side else [])
+        sz = [self.residual[c] for c in branches] + ([parent_side] if parent_side else [])
         placed = []
-        for members, units, case in split_star(weights[u], sz, k):
-            pid = new_part(units + sum(sz[i] for i in members))
+        for members, units, case in split_star(self.weights[u], sz, self.k):
+            pid = self.new_part(units + sum(sz[i] for i in members))
             if case is not None:
-                cases[case] += 1
+                self.cases[case] += 1
             for i in members:
                 c = items[i]
                 if c < 0:  # the parent side: the rest of the tree, through u's parent edge
@@ -393,41 +382,49 @@ def decompose_forest(parent, weights, k):
             if units:
                 placed.append((pid, units))
             elif len(members) > 1:
-                steiner.append((pid, u))
+                self.steiner.append((pid, u))
         cut[u] = placed[0][0]
         if len(placed) > 1:
-            spread[u] = placed
+            self.spread[u] = placed
 
-    residual = [0] * nv
-    acc = [0] * nv
-    attached = [[] for _ in range(nv)]
-    for u in reversed(order):
-        r = tree[u]
-        if r in done:
-            continue
-        total = weights[u] + acc[u]
-        if total < k:  # not a candidate: u's subtree stays a branch of its parent
-            residual[u] = total
-            acc[parent[u]] += total
-            attached[parent[u]].append(u)
-            continue
-        side = remaining[r] - total  # P: real vertices outside u's subtree
-        if side >= k:  # case A: the parent side is the largest branch, and s - P = T >= k
-            cases["A"] += 1
-            edge_part[u] = -1
-            if total <= big:
-                cut[u] = new_part(total)
-            else:
-                star(u, attached[u], 0)
-            remaining[r] -= total
-            if remaining[r] <= big:
-                close_tree(r)
-        else:  # every branch at u has <= k - 1: split the star (ends the tree)
-            star(u, attached[u], side)
-            done.add(r)
-    labels = [0] * nv
-    for x in order:
-        labels[x] = cut[x] if cut[x] >= 0 else labels[parent[x]]
-        if edge_part[x] == -2:
-            edge_part[x] = labels[x]
-    return Decomposition(labels, spread, edge_part, sizes, steiner, cases)
+    def cut_bottom_up(self, order):
+        """Candidates in post-order: case A cuts a subtree off, a star split ends the tree."""
+        parent, weights, tree, k, big = self.parent, self.weights, self.tree, self.k, self.big
+        remaining, residual, done = self.remaining, self.residual, self.done
+        nv = len(parent)
+        acc = [0] * nv
+        attached = [[] for _ in range(nv)]
+        for u in reversed(order):
+            r = tree[u]
+            if r in done:
+                continue
+            total = weights[u] + acc[u]
+            if total < k:  # not a candidate: u's subtree stays a branch of its parent
+                residual[u] = total
+                acc[parent[u]] += total
+                attached[parent[u]].append(u)
+                continue
+            side = remaining[r] - total  # P: real vertices outside u's subtree
+            if side >= k:  # case A: the parent side is the largest branch, and s - P = T >= k
+                self.cases["A"] += 1
+                self.edge_part[u] = -1
+                if total <= big:
+                    self.cut[u] = self.new_part(total)
+                else:
+                    self.star(u, attached[u], 0)
+                remaining[r] -= total
+                if remaining[r] <= big:
+                    self.close_tree(r)
+            else:  # every branch at u has <= k - 1: split the star (ends the tree)
+                self.star(u, attached[u], side)
+                done.add(r)
+
+    def decomposition(self, order):
+        """Every vertex inherits the part of its nearest cut ancestor (itself included)."""
+        cut, edge_part, parent = self.cut, self.edge_part, self.parent
+        labels = [0] * len(parent)
+        for x in order:
+            labels[x] = cut[x] if cut[x] >= 0 else labels[parent[x]]
+            if edge_part[x] == -2:
+                edge_part[x] = labels[x]
+        return Decomposition(labels, self.spread, edge_part, self.sizes, self.steiner, self.cases)

@@ -21,15 +21,21 @@ front is not provably harmless, see :mod:`anonratio.solvers.kanonymity.min_weigh
 distances are computed on the unique rows and expanded by index.
 """
 
+from __future__ import annotations
+
 import time
 
 import numpy as np
-from anonratio.instances import Solution, verify
+from anonratio.instances import KAnonymityInstance, Solution
+from anonratio.solvers.kanonymity.factor_solution import (
+    clusters_solution,
+    factor_fields,
+    factor_run_iv,
+    highs_seed,
+    remaining_time,
+)
 from anonratio.solvers.kanonymity.min_weight_factor import (
-    _remaining,
-    _run_iv,
     _solve_factor,
-    bound_from_factor,
     component_histogram,
     factor_components,
     factor_lower_bound,
@@ -42,7 +48,7 @@ __all__ = ["one_two_factor", "one_two_factor_guarantee", "factor_lower_bound"]
 ALGORITHM = "factor-2"
 
 
-def one_two_factor_guarantee(instance):
+def one_two_factor_guarantee(instance: KAnonymityInstance) -> float | None:
     """Proven ratio of :func:`one_two_factor` on ``instance``: 1.5, 2 or None.
 
     1.5 for k = 2 on a binary alphabet (Theorem 6), 2 for k = 2 with suppression on any alphabet
@@ -58,10 +64,15 @@ def one_two_factor_guarantee(instance):
 
 
 def _one_two_factor_iv(instance, seed, time_limit):
-    return _run_iv(instance, k=2, algorithm=ALGORITHM, seed=seed, time_limit=time_limit)
+    return factor_run_iv(instance, k=2, algorithm=ALGORITHM, seed=seed, time_limit=time_limit)
 
 
-def one_two_factor(instance, *, seed=None, time_limit=None):
+def one_two_factor(
+    instance: KAnonymityInstance,
+    *,
+    seed: int | np.random.Generator | None = None,
+    time_limit: float | None = None,
+) -> Solution:
     """2-anonymity from a minimum-weight [1,2]-factor: cost <= 1.5 · OPT (binary), <= 2 · OPT.
 
     The ratio is 1.5 when the table is binary and 2 for suppression on any alphabet (Aggarwal et
@@ -83,7 +94,8 @@ def one_two_factor(instance, *, seed=None, time_limit=None):
     Returns
     -------
     Solution
-        ``algorithm="factor-2"``, ``objective`` = the verified cost, ``status`` ``"feasible"``
+        ``algorithm="factor-2"``, ``objective`` = the cost of its clusters (computed from
+        them; the verifier recomputes it from the labels), ``status`` ``"feasible"``
         (factor optimal) or ``"time_limit"``; ``lower_bound`` = :func:`factor_lower_bound`'s value
         where proven (else ``None``). ``info``: ``factor_weight``, ``factor_status``,
         ``factor_bound``, ``components`` (shape histogram of the factor, e.g. ``{"path-2": 5}``),
@@ -95,13 +107,15 @@ def one_two_factor(instance, *, seed=None, time_limit=None):
         ``instance`` is not a KAnonymityInstance.
     UnsupportedInstanceError
         ``k != 2``.
+    ValueError
+        ``seed`` or ``time_limit`` is invalid.
 
     Notes
     -----
     O(u² m) for the distances over the u unique rows and O(n²) memory, then the exact factor ILP
     (:func:`~anonratio.solvers.kanonymity.min_weight_factor.min_weight_factor`; worst-case
     exponential, about a second for n = 150 and a few seconds for n = 500 random binary records),
-    then O(n m) to split the components and verify.
+    then O(n m) to split the components and cost the clusters.
 
     References
     ----------
@@ -120,42 +134,25 @@ def one_two_factor(instance, *, seed=None, time_limit=None):
     """
     start = time.perf_counter()
     seed_int, time_limit = _one_two_factor_iv(instance, seed, time_limit)
-    rng = np.random.default_rng(seed)
     dist = record_distances(instance)
-    factor = _solve_factor(dist, 1, 2, _remaining(time_limit, start), int(rng.integers(2**31 - 1)))
-    bound = bound_from_factor(instance, factor)
+    factor = _solve_factor(dist, 1, 2, remaining_time(time_limit, start), highs_seed(seed))
     guarantee = one_two_factor_guarantee(instance) if factor.optimal else None
-    info = {
-        "factor_weight": factor.weight,
-        "factor_status": factor.status,
-        "factor_bound": factor.bound,
-        "factor_time_s": factor.time_s,
-        "guarantee": guarantee,
-        "lower_bound_source": None if bound is None else bound[1],
-        "n_unique": int(len(np.unique(instance.table.codes, axis=0))),
-    }
-    common = dict(
-        algorithm=ALGORITHM,
-        params=dict(instance.params),
-        seed=seed_int,
-        status="feasible" if factor.optimal else "time_limit",
-        lower_bound=None if bound is None else bound[0],
-        info=info,
-    )
+    fields = factor_fields(instance, factor, ALGORITHM, seed_int, guarantee)
     if factor.edges is None:  # time limit before any factor was found
-        return Solution(None, time_s=time.perf_counter() - start, **common)
+        return Solution(None, time_s=time.perf_counter() - start, **fields)
     components = factor_components(instance.n, factor.edges)
+    fields["info"]["components"] = component_histogram(components)
+    groups = _clusters(instance, components)
+    return clusters_solution(instance, groups, fields, start, "group_sizes")
+
+
+def _clusters(instance, components):
+    """The components of the factor as clusters, those of more than 3 vertices cut by
+    :func:`_split`."""
     groups = []
     for verts, cycle in components:
         groups.extend([verts] if len(verts) <= 3 else _split(instance, verts, cycle))
-    labels = np.empty(instance.n, dtype=np.int64)
-    for g, verts in enumerate(groups):
-        labels[verts] = g
-    sizes = np.bincount(labels)
-    info["components"] = component_histogram(components)
-    info["group_sizes"] = {int(z): int(c) for z, c in enumerate(np.bincount(sizes)) if c}
-    objective = verify(instance, labels).cost
-    return Solution(labels, objective=objective, time_s=time.perf_counter() - start, **common)
+    return groups
 
 
 def _split(instance, verts, cycle):

@@ -27,15 +27,23 @@ front is not provably harmless, see :mod:`anonratio.solvers.kanonymity.min_weigh
 distances are computed on the unique rows and expanded by index.
 """
 
+from __future__ import annotations
+
 import time
+from typing import Any
 
 import numpy as np
-from anonratio.instances import Solution, verify
+from anonratio.instances import KAnonymityInstance, Solution
+from anonratio.instances.validation import check_choice
+from anonratio.solvers.kanonymity.factor_solution import (
+    clusters_solution,
+    factor_fields,
+    factor_run_iv,
+    highs_seed,
+    remaining_time,
+)
 from anonratio.solvers.kanonymity.min_weight_factor import (
-    _remaining,
-    _run_iv,
     _solve_factor,
-    bound_from_factor,
     component_histogram,
     factor_components,
     factor_lower_bound,
@@ -51,7 +59,7 @@ ALGORITHM = "factor-3"
 SELECT = ("cost", "edges")
 
 
-def two_factor_guarantee(instance):
+def two_factor_guarantee(instance: KAnonymityInstance) -> float | None:
     """Proven ratio of :func:`two_factor` on ``instance``: 2 for k = 3 on a binary alphabet.
 
     ``None`` for other k, non-binary alphabets, generalization hierarchies and row deletion.
@@ -61,14 +69,21 @@ def two_factor_guarantee(instance):
     return 2.0
 
 
-def _two_factor_iv(instance, seed, time_limit, select):
-    out = _run_iv(instance, k=3, algorithm=ALGORITHM, seed=seed, time_limit=time_limit)
-    if select not in SELECT:
-        raise ValueError(f"`select` must be one of {SELECT}, got {select!r}")
+def _two_factor_iv(
+    instance: Any, seed: Any, time_limit: Any, select: Any
+) -> tuple[int | None, float | None]:
+    out = factor_run_iv(instance, k=3, algorithm=ALGORITHM, seed=seed, time_limit=time_limit)
+    check_choice("select", select, SELECT)
     return out
 
 
-def two_factor(instance, *, seed=None, time_limit=None, select="cost"):
+def two_factor(
+    instance: KAnonymityInstance,
+    *,
+    seed: int | np.random.Generator | None = None,
+    time_limit: float | None = None,
+    select: str = "cost",
+) -> Solution:
     """3-anonymity from a minimum-weight 2-factor: cost <= 2 · OPT on a binary alphabet.
 
     The ratio 2 holds on binary tables without row deletion (Aggarwal et al. 2005, §6, Lemmas
@@ -94,7 +109,8 @@ def two_factor(instance, *, seed=None, time_limit=None, select="cost"):
     Returns
     -------
     Solution
-        ``algorithm="factor-3"``, ``objective`` = the verified cost, ``status`` ``"feasible"``
+        ``algorithm="factor-3"``, ``objective`` = the cost of its clusters (computed from
+        them; the verifier recomputes it from the labels), ``status`` ``"feasible"``
         (factor optimal) or ``"time_limit"``; ``lower_bound`` = 1.5 × the factor weight on binary
         tables (Lemma 10), else ``None``. ``info``: ``factor_weight``, ``factor_status``,
         ``factor_bound``, ``cycle_lengths`` (histogram), ``cluster_sizes``, ``select``,
@@ -107,7 +123,7 @@ def two_factor(instance, *, seed=None, time_limit=None, select="cost"):
     UnsupportedInstanceError
         ``k != 3``.
     ValueError
-        ``select`` is unknown.
+        ``seed``, ``time_limit`` or ``select`` is invalid.
 
     Notes
     -----
@@ -137,46 +153,28 @@ def two_factor(instance, *, seed=None, time_limit=None, select="cost"):
     """
     start = time.perf_counter()
     seed_int, time_limit = _two_factor_iv(instance, seed, time_limit, select)
-    rng = np.random.default_rng(seed)
     dist = record_distances(instance)
-    factor = _solve_factor(dist, 2, 2, _remaining(time_limit, start), int(rng.integers(2**31 - 1)))
-    bound = bound_from_factor(instance, factor)
-    info = {
-        "factor_weight": factor.weight,
-        "factor_status": factor.status,
-        "factor_bound": factor.bound,
-        "factor_time_s": factor.time_s,
-        "select": select,
-        "guarantee": two_factor_guarantee(instance) if factor.optimal else None,
-        "lower_bound_source": None if bound is None else bound[1],
-        "n_unique": int(len(np.unique(instance.table.codes, axis=0))),
-    }
-    common = dict(
-        algorithm=ALGORITHM,
-        params=dict(instance.params),
-        seed=seed_int,
-        status="feasible" if factor.optimal else "time_limit",
-        lower_bound=None if bound is None else bound[0],
-        info=info,
-    )
+    factor = _solve_factor(dist, 2, 2, remaining_time(time_limit, start), highs_seed(seed))
+    guarantee = two_factor_guarantee(instance) if factor.optimal else None
+    fields = factor_fields(instance, factor, ALGORITHM, seed_int, guarantee, {"select": select})
     if factor.edges is None:  # time limit before any factor was found
-        return Solution(None, time_s=time.perf_counter() - start, **common)
+        return Solution(None, time_s=time.perf_counter() - start, **fields)
     components = factor_components(instance.n, factor.edges)
+    hist = component_histogram(components)
+    fields["info"]["cycle_lengths"] = {int(key.split("-")[1]): c for key, c in hist.items()}
+    groups = _clusters(instance, dist, components, select)
+    return clusters_solution(instance, groups, fields, start, "cluster_sizes")
+
+
+def _clusters(instance, dist, components, select):
+    """Cycles of 3 to 5 vertices as clusters, longer ones cut by :func:`_decompose_cycle`."""
     groups = []
     for verts, _ in components:
         if len(verts) <= 5:
             groups.append(verts)
         else:
             groups.extend(_decompose_cycle(instance, dist, verts, select))
-    labels = np.empty(instance.n, dtype=np.int64)
-    for g, verts in enumerate(groups):
-        labels[verts] = g
-    sizes = np.bincount(labels)
-    hist = component_histogram(components)
-    info["cycle_lengths"] = {int(key.split("-")[1]): c for key, c in hist.items()}
-    info["cluster_sizes"] = {int(z): int(c) for z, c in enumerate(np.bincount(sizes)) if c}
-    objective = verify(instance, labels).cost
-    return Solution(labels, objective=objective, time_s=time.perf_counter() - start, **common)
+    return groups
 
 
 def _block_sums(values):

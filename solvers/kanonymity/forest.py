@@ -26,33 +26,43 @@ vertex's copies to several parts (a record with ``c >= 2k`` copies and nothing a
 ``c // k`` parts of cost 0).
 """
 
+from __future__ import annotations
+
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
-from anonratio.instances import KAnonymityInstance, Solution, verify
+from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.kanonymity.instance import kanonymity_lower_bound
-from anonratio.solvers.kanonymity.decompose_component import decompose_forest, max_component_size
+from anonratio.instances.validation import check_instance, check_int, check_seed
+from anonratio.solvers.kanonymity.decompose_component import (
+    Decomposition,
+    decompose_forest,
+    max_component_size,
+)
+from anonratio.solvers.kanonymity.group_objective import generalization_cost, member_levels
 
 __all__ = ["forest", "forest_guarantee", "build_forest"]
 
 ALGORITHM = "forest"
 
 
-def forest_guarantee(k):
+def forest_guarantee(k: int) -> int:
     """Proven ratio of :func:`forest`: ``max(2k − 1, 3k − 5)`` (3 for k = 2, 5 for k = 3).
 
     Holds for suppression and generalization, attribute weights and row deletion (Aggarwal et al.
     2005, Theorem 5 and the remarks after it).
     """
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 2:
-        raise ValueError(f"`k` must be an integer >= 2, got {k!r}")
-    return max_component_size(int(k))
+    return max_component_size(check_int("k", k, low=2))
 
 
 # ---------------------------------------------------------------------------------------------
 # FOREST
 # ---------------------------------------------------------------------------------------------
-def build_forest(counts, index, dist, k):
+def build_forest(
+    counts: Sequence[int] | np.ndarray, index: np.ndarray, dist: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Algorithm FOREST (Aggarwal et al. 2005, §4.1) on unique records with multiplicities.
 
     Parameters
@@ -115,21 +125,14 @@ def build_forest(counts, index, dist, k):
 # ---------------------------------------------------------------------------------------------
 # public entry point
 # ---------------------------------------------------------------------------------------------
-def _forest_iv(instance, seed):
-    if not isinstance(instance, KAnonymityInstance):
-        raise TypeError(f"`instance` must be a KAnonymityInstance, got {type(instance).__name__}")
-    try:
-        np.random.default_rng(seed)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"`seed` must be an int, a numpy Generator or None, got {seed!r}"
-        ) from None
-    if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
-        return int(seed)
-    return None
+def _forest_iv(instance: Any, seed: Any) -> int | None:
+    check_instance(instance, KAnonymityInstance)
+    return check_seed(seed)
 
 
-def forest(instance, *, seed=None):
+def forest(
+    instance: KAnonymityInstance, *, seed: int | np.random.Generator | None = None
+) -> Solution:
     """k-anonymity by FOREST + DECOMPOSE-COMPONENT: cost <= max(2k − 1, 3k − 5) · OPT.
 
     The guarantee holds for any alphabet, suppression or generalization hierarchies, attribute
@@ -146,19 +149,21 @@ def forest(instance, *, seed=None):
     Returns
     -------
     Solution
-        ``status="feasible"``, ``objective`` the verified cost, ``lower_bound`` the
+        ``status="feasible"``, ``objective`` the cost of the parts, computed from the unique records
+        and the size of each (the verifier recomputes it from the labels), ``lower_bound`` the
         nearest-neighbour bound (each record pays its distance to its (k−1)-th nearest other
-        record). ``info`` holds ``forest_weight`` (FOREST's edge weight, at most OPT by Lemma 3
-        — not a lower bound), ``cost_bound`` (sum over groups of size × edge weight, which
-        bounds the cost), ``max_component`` and ``min_component`` (group sizes),
-        ``n_components``, ``n_steiner`` (Steiner vertices used), ``n_trees``, ``n_unique``,
-        ``cases`` (how often DECOMPOSE-COMPONENT's cases A–D and the star peel cut a group) and
-        ``guarantee``.
+        record). ``info`` holds ``forest_weight`` (FOREST's edge weight, at most OPT by Lemma 3 —
+        not a lower bound), ``cost_bound`` (sum over groups of size × edge weight, which bounds the
+        cost), ``max_component`` and ``min_component`` (group sizes), ``n_components``,
+        ``n_steiner`` (Steiner vertices used), ``n_trees``, ``n_unique``, ``cases`` (how often
+        DECOMPOSE-COMPONENT's cases A–D and the star peel cut a group) and ``guarantee``.
 
     Raises
     ------
     TypeError
         If ``instance`` is not a :class:`~anonratio.instances.KAnonymityInstance`.
+    ValueError
+        If ``seed`` is not None, a non-negative integer or a numpy Generator.
 
     Notes
     -----
@@ -191,7 +196,23 @@ def forest(instance, *, seed=None):
     index, dist = instance.neighbor_table(k - 1)  # shared with the lower bound of the run
     parent, weight = build_forest(counts, index, dist, k)
     dec = decompose_forest(parent.tolist(), counts.tolist(), k)
+    labels = _record_labels(dec, inverse, counts)
+    objective = _parts_cost(instance, dec, unique)
+    return Solution(
+        labels,
+        ALGORITHM,
+        params=instance.params,
+        seed=seed,
+        status="feasible",
+        objective=objective,
+        lower_bound=kanonymity_lower_bound(instance),
+        time_s=time.perf_counter() - start,
+        info=_forest_info(dec, parent, weight, k),
+    )
 
+
+def _record_labels(dec: Decomposition, inverse: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Part of every record: its unique record's part, the copies of a spread vertex in turn."""
     labels = np.asarray(dec.labels, dtype=np.int64)[inverse]
     if dec.spread:  # hand the copies of a vertex to its parts
         rows = np.argsort(inverse, kind="stable")
@@ -204,13 +225,32 @@ def forest(instance, *, seed=None):
     sizes = np.asarray(dec.sizes, dtype=np.int64)
     if not np.array_equal(np.bincount(labels, minlength=len(sizes)), sizes):
         raise RuntimeError("DECOMPOSE-COMPONENT lost track of a record; please report this")
+    return labels
 
+
+def _parts_cost(instance: KAnonymityInstance, dec: Decomposition, unique: np.ndarray) -> float:
+    """The cost of the parts from the decomposition: the unique records each part holds copies
+    of (its vertices, and the parts a spread vertex's copies went to) and the part sizes."""
+    group = [np.asarray(dec.labels, dtype=np.int64)]
+    rows = [np.arange(len(dec.labels), dtype=np.int64)]
+    for x, placed in dec.spread.items():
+        group.append(np.array([part for part, _ in placed], dtype=np.int64))
+        rows.append(np.full(len(placed), x, dtype=np.int64))
+    levels = member_levels(
+        instance, np.concatenate(group), np.concatenate(rows), len(dec.sizes), codes=unique
+    )
+    return generalization_cost(instance, dec.sizes, levels)
+
+
+def _forest_info(
+    dec: Decomposition, parent: np.ndarray, weight: np.ndarray, k: int
+) -> dict[str, Any]:
+    """The run's ``info``: forest weight, the cost bound, part statistics and the cases used."""
+    sizes = np.asarray(dec.sizes, dtype=np.int64)
     edge_part = np.asarray(dec.edge_part, dtype=np.int64)
     owned = edge_part >= 0
     part_weight = np.bincount(edge_part[owned], weights=weight[owned], minlength=len(sizes))
-    cost = verify(instance, labels).cost
-    lb = kanonymity_lower_bound(instance)
-    info = {
+    return {
         "forest_weight": float(weight.sum()),
         "cost_bound": float(sizes @ part_weight),
         "max_component": int(sizes.max()),
@@ -218,18 +258,7 @@ def forest(instance, *, seed=None):
         "n_components": len(sizes),
         "n_steiner": len(dec.steiner),
         "n_trees": int(np.count_nonzero(parent < 0)),
-        "n_unique": len(counts),
+        "n_unique": len(parent),
         "cases": {c: int(dec.cases.get(c, 0)) for c in ("A", "B", "C", "D", "peel")},
         "guarantee": forest_guarantee(k),
     }
-    return Solution(
-        labels,
-        ALGORITHM,
-        params=instance.params,
-        seed=seed,
-        status="feasible",
-        objective=cost,
-        lower_bound=lb,
-        time_s=time.perf_counter() - start,
-        info=info,
-    )

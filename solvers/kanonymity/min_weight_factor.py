@@ -15,9 +15,12 @@ candidate edge set S (nearest neighbours, a greedy tour, LP column generation) a
 over S is *proven* optimal on all edges by Lagrangian reduced costs: with the LP duals ``y``, any
 factor using an edge ``f`` costs at least ``D(y) + rc_f`` (weak duality, valid for every ``y``);
 edges failing ``D(y) + rc_f >= z_S`` join S and the ILP is solved again. A run stopped by the time
-limit is reported as ``"time_limit"`` with a valid dual bound, never as optimal. A Tutte-gadget
-reduction to perfect matching with ``networkx.max_weight_matching`` (pure-Python blossom on Θ(n²)
-gadget vertices) would be far slower.
+limit is reported as ``"time_limit"`` with a valid dual bound, never as optimal unless that bound
+proves it: HiGHS statuses go through the status table and decision shared with the exact models
+(:mod:`anonratio.exact.run`). A Tutte-gadget reduction to perfect matching with
+``networkx.max_weight_matching`` (pure-Python blossom on Θ(n²) gadget vertices) would be far
+slower. The ILP is in :mod:`~anonratio.solvers.kanonymity.factor_ilp`, the candidate edges and the
+pricing in :mod:`~anonratio.solvers.kanonymity.factor_pricing`.
 
 Duplicates. Identical records stay separate vertices joined by 0-weight edges: grouping ``k``
 copies up front is not provably harmless (neither the minimum factor weight nor the optimal
@@ -34,12 +37,17 @@ Cornuéjols, "General factors of graphs", JCTB 45, 1988 (polynomial-time factors
 
 import time
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Integral
 
-import highspy
 import numpy as np
-import scipy.sparse as sp
-from anonratio.instances import KAnonymityInstance, UnsupportedInstanceError, pairwise_distances
+from anonratio.instances import KAnonymityInstance, pairwise_distances
+from anonratio.instances.validation import (
+    check_instance,
+    check_random_state,
+    check_time_limit,
+)
+from anonratio.solvers.kanonymity.factor_ilp import _mip
+from anonratio.solvers.kanonymity.factor_pricing import _priced
 
 __all__ = [
     "Factor",
@@ -76,27 +84,6 @@ class Factor:
 # ---------------------------------------------------------------------------------------------
 # validation
 # ---------------------------------------------------------------------------------------------
-def _time_limit_iv(time_limit):
-    if time_limit is None:
-        return None
-    if isinstance(time_limit, bool) or not isinstance(time_limit, Real) or not time_limit > 0:
-        raise ValueError(
-            f"`time_limit` must be a positive number of seconds or None, got {time_limit!r}"
-        )
-    return None if np.isinf(time_limit) else float(time_limit)
-
-
-def _seed_iv(seed):
-    """Return the int seed to record in a Solution (None for None or a Generator)."""
-    if seed is None or isinstance(seed, np.random.Generator):
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
-        raise ValueError(
-            f"`seed` must be None, a non-negative integer or a numpy Generator, got {seed!r}"
-        )
-    return int(seed)
-
-
 def _factor_iv(cost, lower, upper):
     cost = np.asarray(cost, dtype=float)
     if cost.ndim != 2 or cost.shape[0] != cost.shape[1]:
@@ -168,22 +155,13 @@ def min_weight_factor(cost, *, lower=1, upper=2, time_limit=None, seed=None):
     ('optimal', 2.0, [[0, 1], [2, 3]])
     """
     cost, lower, upper = _factor_iv(cost, lower, upper)
-    time_limit = _time_limit_iv(time_limit)
-    rng = np.random.default_rng(seed)
+    time_limit = check_time_limit(time_limit, allow_none=True)
+    rng = check_random_state(seed)
     return _solve_factor(cost, lower, upper, time_limit, int(rng.integers(2**31 - 1)))
 
 
 #: graphs with at most this many edges (complete graphs up to 64 vertices) are one model
 _DIRECT_EDGES = 2_000
-#: nearest neighbours per vertex in the first candidate edge set of the priced scheme
-_NEIGHBOURS = 8
-_LIMITS = (
-    highspy.HighsModelStatus.kTimeLimit,
-    highspy.HighsModelStatus.kInterrupt,
-    highspy.HighsModelStatus.kIterationLimit,
-    highspy.HighsModelStatus.kSolutionLimit,
-    highspy.HighsModelStatus.kMemoryLimit,
-)
 
 
 def _solve_factor(cost, lower, upper, time_limit, highs_seed, direct_edges=_DIRECT_EDGES):
@@ -220,172 +198,6 @@ def _solve_factor(cost, lower, upper, time_limit, highs_seed, direct_edges=_DIRE
     if finite.sum() <= direct_edges:
         return done(*_mip(np.flatnonzero(finite), *args))
     return done(*_priced(cost, finite, *args))
-
-
-def _abs_gap(c):
-    """Absolute MIP gap: 1e-7, or float resolution of the largest possible objective."""
-    finite = np.abs(c[np.isfinite(c)])
-    return max(1e-7, 1e-12 * float(finite.max(initial=0.0)) * max(len(finite), 1) ** 0.5)
-
-
-def _highs(n, iu, ju, c, ids, lower, upper, deadline, seed, integer):
-    """A HiGHS model with one column x_e per edge in ``ids`` and the degree rows."""
-    # x_e in [0, 1] (integer for the MIP): edge e = (iu[e], ju[e]) is in the factor
-    # degree rows: lower <= sum of x_e over the edges at v <= upper, for every vertex v
-    k = len(ids)
-    cols = np.arange(k)
-    a = sp.csc_matrix(
-        (np.ones(2 * k), (np.concatenate([iu[ids], ju[ids]]), np.concatenate([cols, cols]))),
-        shape=(n, k),
-    )
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = k, n
-    lp.col_cost_ = c[ids]
-    lp.col_lower_ = np.zeros(k)
-    lp.col_upper_ = np.ones(k)
-    lp.row_lower_ = np.full(n, float(lower))
-    lp.row_upper_ = np.full(n, float(upper))
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = a.indptr
-    lp.a_matrix_.index_ = a.indices
-    lp.a_matrix_.value_ = a.data
-    if integer:
-        lp.integrality_ = [highspy.HighsVarType.kInteger] * k
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    # prove optimality: no relative gap, an absolute one at float resolution only (a gap of
-    # exactly 0 is never reached when float noise leaves the dual bound at z - 1e-13)
-    h.setOptionValue("mip_rel_gap", 0.0)
-    h.setOptionValue("mip_abs_gap", _abs_gap(c))
-    h.setOptionValue("random_seed", seed)
-    if deadline is not None:
-        h.setOptionValue("time_limit", max(deadline - time.perf_counter(), 1e-3))
-    h.passModel(lp)
-    return h
-
-
-def _mip(ids, n, iu, ju, c, lower, upper, deadline, seed, start=None):
-    """Solve the factor ILP on the edges ``ids``: ``(chosen edge ids or None, status, bound)``.
-
-    ``start`` (edge ids of a known factor inside ``ids``) is passed to HiGHS as an incumbent.
-    """
-    h = _highs(n, iu, ju, c, ids, lower, upper, deadline, seed, integer=True)
-    if start is not None:
-        sol = highspy.HighsSolution()
-        sol.col_value = np.isin(ids, start).astype(float)
-        sol.value_valid = True
-        h.setSolution(sol)
-    h.run()
-    status = h.getModelStatus()
-    info = h.getInfo()
-    bound = info.mip_dual_bound if np.isfinite(info.mip_dual_bound) else -np.inf
-    if status == highspy.HighsModelStatus.kInfeasible:
-        return None, "infeasible", np.inf
-    if status == highspy.HighsModelStatus.kOptimal:
-        label = "optimal"
-    elif status in _LIMITS:
-        label = "time_limit"
-    else:
-        raise RuntimeError(f"HiGHS stopped with status {h.modelStatusToString(status)!r}")
-    if info.primal_solution_status != 2:  # no feasible solution (kSolutionStatusFeasible)
-        if label == "optimal":
-            raise RuntimeError("HiGHS reported optimality without a solution")
-        return None, label, bound
-    return ids[np.asarray(h.getSolution().col_value) > 0.5], label, bound
-
-
-def _priced(cost, finite, n, iu, ju, c, lower, upper, deadline, seed):
-    """Exact factor through candidate edges S, proven optimal on all edges by pricing.
-
-    For any duals y and any factor x with ``x_f = 1``, ``rc_f = c_f - y_u - y_v > 0``:
-    ``c·x >= D(y) + rc_f`` with ``D(y) = sum_v min(y_v lower, y_v upper) + sum_e min(0, rc_e)``.
-    So when every edge f outside S has ``D + rc_f >= z_S``, the optimum z_S over S is optimal.
-    """
-    sel = np.zeros(len(c), dtype=bool)
-    q = min(_NEIGHBOURS, n - 1)
-    nb = np.argpartition(np.where(np.eye(n, dtype=bool), np.inf, cost), q - 1, axis=1)[:, :q]
-    rows = np.repeat(np.arange(n), nb.shape[1])
-    sel[_edge_ids(n, rows, nb.ravel())] = True
-    order = _greedy_tour(cost)
-    tour = _edge_ids(n, order, np.roll(order, -1))
-    sel[tour] = True
-    sel &= finite
-    # best known factor: the tour (a Hamiltonian cycle), when it is one
-    best = tour if n >= 3 and lower <= 2 <= upper and np.all(finite[tour]) else None
-    y = _lp_duals(sel, n, iu, ju, c, finite, lower, upper, deadline, seed)
-    rc = np.where(finite, c - y[iu] - y[ju], np.inf)
-    d_bound = float(np.sum(np.minimum(y * lower, y * upper)) + np.minimum(rc[finite], 0).sum())
-    while True:
-        ids, label, bound = _mip(
-            np.flatnonzero(sel), n, iu, ju, c, lower, upper, deadline, seed, start=best
-        )
-        if ids is not None and (best is None or c[ids].sum() <= c[best].sum()):
-            best = ids
-        outside = finite & ~sel
-        if label == "infeasible" and not outside.any():
-            return None, "infeasible", np.inf
-        if label == "infeasible":  # S holds no factor (missing edges): take every edge
-            sel = finite.copy()
-            continue
-        # the best factor using an edge outside S costs at least d_bound + min rc+
-        out_bound = d_bound + max(float(np.min(rc[outside], initial=np.inf)), 0.0)
-        bound = max(d_bound, min(bound, out_bound))
-        if label != "optimal":
-            return best, label, bound
-        z = float(c[ids].sum())
-        bad = outside & (d_bound + rc < z - _abs_gap(c))
-        if not bad.any():
-            return ids, "optimal", min(z, bound)
-        sel |= bad
-
-
-def _edge_ids(n, a, b):
-    """Index of edge {a, b} (a != b) in ``np.triu_indices(n, 1)`` order."""
-    i, j = np.minimum(a, b), np.maximum(a, b)
-    return i * n - i * (i + 1) // 2 + (j - i - 1)
-
-
-def _greedy_tour(cost):
-    """A nearest-neighbour Hamiltonian tour (vertex order); O(n²)."""
-    n = cost.shape[0]
-    free = np.ones(n, dtype=bool)
-    tour = np.empty(n, dtype=np.int64)
-    cur = 0
-    for t in range(n):
-        tour[t] = cur
-        free[cur] = False
-        if t + 1 < n:
-            cand = np.flatnonzero(free)
-            cur = cand[np.argmin(cost[cur, cand])]
-    return tour
-
-
-def _lp_duals(sel, n, iu, ju, c, finite, lower, upper, deadline, seed):
-    """Row duals of the LP relaxation on all edges, by column generation from ``sel``.
-
-    Adds to ``sel`` (in place) the edges of most negative reduced cost, at most ``2n`` a round,
-    until none is negative (or the deadline passes: any duals still give valid bounds).
-    """
-    ids = np.flatnonzero(sel)
-    h = _highs(n, iu, ju, c, ids, lower, upper, deadline, seed, integer=False)
-    while True:
-        h.run()
-        y = np.asarray(h.getSolution().row_dual, dtype=float)
-        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal or len(y) != n:
-            return np.zeros(n)
-        rc = np.where(finite & ~sel, c - y[iu] - y[ju], np.inf)
-        new = np.flatnonzero(rc < -1e-9)
-        if len(new) == 0 or deadline is not None and time.perf_counter() > deadline:
-            return y
-        new = new[np.argsort(rc[new], kind="stable")[: 2 * n]]
-        sel[new] = True
-        k = len(new)
-        h.addCols(
-            k, c[new], np.zeros(k), np.ones(k), 2 * k,
-            np.arange(0, 2 * k, 2, dtype=np.int32),
-            np.column_stack([iu[new], ju[new]]).ravel().astype(np.int32),
-            np.ones(2 * k),
-        )  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------
@@ -476,20 +288,6 @@ def group_costs(instance, members):
     return z * total
 
 
-def _remaining(time_limit, start):
-    """What is left of ``time_limit`` seconds since ``start`` (``perf_counter``); None: no limit."""
-    return None if time_limit is None else max(time_limit - (time.perf_counter() - start), 1e-3)
-
-
-def _run_iv(instance, *, k, algorithm, seed, time_limit):
-    """Shared boundary validation of the factor algorithms; returns ``(seed_int, time_limit)``."""
-    if not isinstance(instance, KAnonymityInstance):
-        raise TypeError(f"`instance` must be a KAnonymityInstance, got {type(instance).__name__}")
-    if instance.k != k:
-        raise UnsupportedInstanceError(f"`k` must be {k} for {algorithm}, got {instance.k}")
-    return _seed_iv(seed), _time_limit_iv(time_limit)
-
-
 # ---------------------------------------------------------------------------------------------
 # lower bounds (Lemma 9, §5 any alphabet, Lemma 10)
 # ---------------------------------------------------------------------------------------------
@@ -562,14 +360,12 @@ def factor_lower_bound(instance, *, time_limit=None, seed=None):
     >>> factor_lower_bound(KAnonymityInstance(t, 2), seed=0)
     (2.0, '[1,2]-factor x 2 (Aggarwal et al. 2005, §5, Lemma 9)')
     """
-    if not isinstance(instance, KAnonymityInstance):
-        raise TypeError(f"`instance` must be a KAnonymityInstance, got {type(instance).__name__}")
-    time_limit = _time_limit_iv(time_limit)
-    _seed_iv(seed)
+    check_instance(instance, KAnonymityInstance)
+    time_limit = check_time_limit(time_limit, allow_none=True)
+    rng = check_random_state(seed)
     if _bound_rule(instance) is None:
         return None
     lower = 1 if instance.k == 2 else 2
-    rng = np.random.default_rng(seed)
     factor = _solve_factor(
         record_distances(instance), lower, 2, time_limit, int(rng.integers(2**31 - 1))
     )

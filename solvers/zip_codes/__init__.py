@@ -3,6 +3,12 @@
 ``partition_zip_codes(instance, method=...)`` dispatches on ``method`` through :data:`METHODS`.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from anonratio.instances import Solution, ZipCodesInstance
 from anonratio.instances.validation import dispatch
 
 from . import low_degree_tree, spanning_tree_split
@@ -13,7 +19,13 @@ __all__ = ["partition_zip_codes", "METHODS", "spanning_tree_split", "low_degree_
 METHODS = {"spanning-tree-split": spanning_tree_split.spanning_tree_split}
 
 
-def partition_zip_codes(instance, *, method="spanning-tree-split", seed=None, **kwargs):
+def partition_zip_codes(
+    instance: ZipCodesInstance,
+    *,
+    method: str = "spanning-tree-split",
+    seed: int | np.random.Generator | None = None,
+    **kwargs: Any,
+) -> Solution:
     """Zip codes: connected parts of weight >= k of a planar graph (Du et al. 2009, §2).
 
     ``"spanning-tree-split"``: a low-degree spanning tree (degree d), then cuts of the lightest

@@ -27,31 +27,39 @@ start:
 Every swap is checked on the current tree (the removed edge lies on the cycle of the added one, no
 vertex reaches degree ``k``, the number of degree-``k`` vertices drops); a swap chain that fails a
 check is rolled back, so the result is always a spanning tree of degree at most the start's.
+Steps 2 and 3 are in :mod:`anonratio.solvers.zip_codes.fr_improvement`.
 """
+
+from __future__ import annotations
 
 from collections import deque
 
 import networkx as nx
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
+from anonratio.instances.validation import (
+    check_choice,
+    check_instance,
+    check_int,
+    check_random_state,
+)
+from anonratio.solvers.zip_codes.fr_improvement import degree_witness_bound, improve_tree
 
 __all__ = ["low_degree_spanning_tree", "TREE_METHODS", "degree_witness_bound"]
 
 TREE_METHODS = ("fr", "warnsdorff", "dfs", "bfs")
 
 
-def _tree_iv(graph, method, start, restarts):
-    if not isinstance(graph, nx.Graph) or graph.is_directed():
+def _tree_iv(graph, method, start, restarts, max_phases):
+    check_instance(graph, nx.Graph, "graph")
+    if graph.is_directed():
         raise TypeError(f"`graph` must be an undirected networkx.Graph, got {type(graph).__name__}")
     if graph.number_of_nodes() == 0 or not nx.is_connected(graph):
         raise ValueError("`graph` must be non-empty and connected to have a spanning tree")
-    if method not in TREE_METHODS:
-        raise ValueError(f"`method` must be one of {TREE_METHODS}, got {method!r}")
-    if start not in TREE_METHODS[1:]:
-        raise ValueError(f"`start` must be one of {TREE_METHODS[1:]}, got {start!r}")
-    if isinstance(restarts, bool) or not isinstance(restarts, int) or restarts < 1:
-        raise ValueError(f"`restarts` must be an integer >= 1, got {restarts!r}")
+    check_choice("method", method, TREE_METHODS)
+    check_choice("start", start, TREE_METHODS[1:])
+    check_int("restarts", restarts, low=1)
+    if max_phases is not None:
+        check_int("max_phases", max_phases, low=0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -114,270 +122,15 @@ def _search_tree(adj, root, depth_first):
     return parent
 
 
-# ---------------------------------------------------------------------------------------------
-# Fürer–Raghavachari improvement
-# ---------------------------------------------------------------------------------------------
-class _DSU:
-    def __init__(self, n, depth):
-        self.p = list(range(n))
-        self.top = list(range(n))  # shallowest vertex of the component (components are subtrees)
-        self.depth = depth
-
-    def find(self, x):
-        p = self.p
-        while p[x] != x:
-            p[x] = p[p[x]]
-            x = p[x]
-        return x
-
-    def union(self, a, b):
-        ra, rb = self.find(a), self.find(b)
-        if ra == rb:
-            return
-        ta, tb = self.top[ra], self.top[rb]
-        self.p[rb] = ra
-        self.top[ra] = ta if self.depth[ta] <= self.depth[tb] else tb
-
-
-def _rooted(tadj, root):
-    n = len(tadj)
-    parent, depth = [-1] * n, [0] * n
-    seen = bytearray(n)
-    seen[root] = 1
-    queue = deque([root])
-    while queue:
-        u = queue.popleft()
-        for v in tadj[u]:
-            if not seen[v]:
-                seen[v] = 1
-                parent[v], depth[v] = u, depth[u] + 1
-                queue.append(v)
-    return parent, depth
-
-
-def _bad_on_cycle(a, b, bad, dsu, parent, depth):
-    """Bad vertices on the tree path a..b, jumping over good components in one step each."""
-    out = []
-
-    def unit(x):  # ("c", component root) for good vertices, ("v", x) for bad ones
-        return ("v", x) if bad[x] else ("c", dsu.find(x))
-
-    def top(u):
-        return u[1] if u[0] == "v" else dsu.top[u[1]]
-
-    ua, ub = unit(a), unit(b)
-    while ua != ub:
-        ta, tb = top(ua), top(ub)
-        if depth[ta] >= depth[tb]:
-            if ua[0] == "v":
-                out.append(ua[1])
-            ua = unit(parent[ta])
-        else:
-            if ub[0] == "v":
-                out.append(ub[1])
-            ub = unit(parent[tb])
-    if ua[0] == "v":
-        out.append(ua[1])
-    return out
-
-
-def _tree_path(tadj, a, b):
-    """Vertices of the current tree path a..b (BFS; the tree may have changed since rooting)."""
-    prev = {a: -1}
-    queue = deque([a])
-    while queue:
-        u = queue.popleft()
-        if u == b:
-            break
-        for v in tadj[u]:
-            if v not in prev:
-                prev[v] = u
-                queue.append(v)
-    path = [b]
-    while path[-1] != a:
-        path.append(prev[path[-1]])
-    return path[::-1]
-
-
-def _swap(tadj, deg, k, w, edge, remembered, visiting, log):
-    """Lower ``w`` by one with the non-tree ``edge``, first making room at its endpoints."""
-    a, b = edge
-    for x in (a, b):
-        if deg[x] >= k - 1:
-            if x not in remembered or x in visiting:
-                return False
-            visiting.add(x)
-            if not _swap(tadj, deg, k, x, remembered[x], remembered, visiting, log):
-                return False
-    if deg[a] > k - 2 or deg[b] > k - 2 or b in tadj[a]:
-        return False
-    path = _tree_path(tadj, a, b)
-    try:
-        i = path.index(w)
-    except ValueError:
-        return False
-    if i == 0 or i == len(path) - 1:
-        return False
-    y = max(path[i - 1], path[i + 1], key=lambda v: deg[v])
-    for u, v, op in ((w, y, "del"), (a, b, "add")):
-        if op == "del":
-            tadj[u].discard(v)
-            tadj[v].discard(u)
-            deg[u] -= 1
-            deg[v] -= 1
-        else:
-            tadj[u].add(v)
-            tadj[v].add(u)
-            deg[u] += 1
-            deg[v] += 1
-        log.append((u, v, op))
-    return True
-
-
-def _undo(tadj, deg, log):
-    for u, v, op in reversed(log):
-        if op == "del":
-            tadj[u].add(v)
-            tadj[v].add(u)
-            deg[u] += 1
-            deg[v] += 1
-        else:
-            tadj[u].discard(v)
-            tadj[v].discard(u)
-            deg[u] -= 1
-            deg[v] -= 1
-
-
-def _fr_phase(adj, tadj, deg, k):
-    """Try one improvement at degree ``k``: True when applied, else the bad (witness) set."""
-    n = len(adj)
-    parent, depth = _rooted(tadj, 0)
-    bad = bytearray(1 if d >= k - 1 else 0 for d in deg)
-    n_top = sum(1 for d in deg if d == k)
-    dsu = _DSU(n, depth)
-    for u in range(n):
-        if not bad[u]:
-            for v in tadj[u]:
-                if v > u and not bad[v]:
-                    dsu.union(u, v)
-    remembered = {}
-    queue = [(u, v) for u in range(n) if not bad[u] for v in adj[u] if v > u and not bad[v]]
-    queue = [e for e in queue if e[1] not in tadj[e[0]]]
-    queue.reverse()
-    while queue:
-        a, b = queue.pop()
-        if bad[a] or bad[b] or dsu.find(a) == dsu.find(b):
-            continue
-        on_cycle = _bad_on_cycle(a, b, bad, dsu, parent, depth)
-        top = [w for w in on_cycle if deg[w] == k]
-        if top:
-            for w in top:
-                log = []
-                ok = _swap(tadj, deg, k, w, (a, b), remembered, set(), log)
-                if ok and max(deg) <= k and sum(1 for d in deg if d == k) < n_top:
-                    return True
-                _undo(tadj, deg, log)
-            continue
-        for w in on_cycle:  # all of degree k - 1: they become good, remembering (a, b)
-            bad[w] = 0
-            remembered[w] = (a, b)
-        for w in on_cycle:
-            for v in tadj[w]:
-                if not bad[v]:
-                    dsu.union(w, v)
-            queue.extend((w, v) for v in adj[w] if not bad[v] and v not in tadj[w])
-    return [v for v in range(n) if bad[v]]
-
-
-def degree_witness_bound(adj, witness):
-    """``ceil((|W| + c - 1) / |W|)``: a lower bound on the degree of every spanning tree.
-
-    A spanning tree minus ``W`` is a forest on ``n - |W|`` vertices with at least ``c``
-    components (those of ``G - W``), so at least ``|W| + c - 1`` tree edges touch ``W``.
-    """
-    n = len(adj)
-    trivial = 2 if n >= 3 else n - 1
-    if not witness:
-        return trivial
-    w = np.zeros(n, dtype=bool)
-    w[list(witness)] = True
-    rows = [u for u in range(n) if not w[u] for v in adj[u] if not w[v]]
-    cols = [v for u in range(n) if not w[u] for v in adj[u] if not w[v]]
-    g = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
-    _, comp = connected_components(g, directed=False)
-    c = len(np.unique(comp[~w]))
-    return max(trivial, -(-(len(witness) + c - 1) // len(witness)))
-
-
-def _euler(tadj, root):
-    """Preorder entry/exit times: ``v`` lies in the subtree of ``u`` iff
-    ``tin[u] <= tin[v] < tout[u]``."""
-    n = len(tadj)
-    tin, tout, parent = [0] * n, [0] * n, [-1] * n
-    clock, stack = 0, [(root, False)]
-    while stack:
-        u, done = stack.pop()
-        if done:
-            tout[u] = clock
-            continue
-        tin[u] = clock
-        clock += 1
-        stack.append((u, True))
-        for v in tadj[u]:
-            if v != parent[u]:
-                parent[v] = u
-                stack.append((v, False))
-    return tin, tout, parent
-
-
-def _cut_and_link(adj, tadj, deg, k):
-    """A swap FR does not try: replace the tree edge ``(w, c)`` at a degree-``k`` vertex ``w`` by
-    a graph edge ``(c, a)`` across the cut, where ``c`` has degree ``k - 1`` (it drops to
-    ``k - 2`` with the cut) and ``a`` has degree ``<= k - 2``. (FR only links vertices that are
-    already of degree ``<= k - 2``.) True when applied. O(n + sum of degrees)."""
-    n = len(adj)
-    tin, tout, parent = _euler(tadj, 0)
-    for w in (v for v in range(n) if deg[v] == k):
-        for c in tadj[w]:
-            if deg[c] != k - 1:
-                continue
-            sub = c if parent[c] == w else w  # the cut separates the subtree of ``sub``
-            lo, hi = tin[sub], tout[sub]
-            c_in = lo <= tin[c] < hi
-            for a in adj[c]:
-                if deg[a] <= k - 2 and a != w and (lo <= tin[a] < hi) != c_in:
-                    tadj[w].discard(c)
-                    tadj[c].discard(w)
-                    tadj[a].add(c)
-                    tadj[c].add(a)
-                    deg[w] -= 1
-                    deg[a] += 1
-                    return True
-    return False
-
-
-def _improve(adj, tadj, max_phases):
-    deg = [len(t) for t in tadj]
-    swaps, witness = 0, []
-    while max_phases is None or swaps < max_phases:
-        k = max(deg)
-        if k <= 2:
-            witness = []
-            break
-        res = _fr_phase(adj, tadj, deg, k)
-        if res is not True and _cut_and_link(adj, tadj, deg, k):
-            res = True
-        if res is True:
-            swaps += 1
-            continue
-        witness = res
-        break
-    return swaps, witness
-
-
 def low_degree_spanning_tree(
-    graph, *, method="fr", start="warnsdorff", restarts=1, seed=None, max_phases=None
-):
+    graph: nx.Graph,
+    *,
+    method: str = "fr",
+    start: str = "warnsdorff",
+    restarts: int = 1,
+    seed: int | np.random.Generator | None = None,
+    max_phases: int | None = None,
+) -> nx.Graph:
     """A spanning tree of small maximum degree.
 
     With ``method="fr"`` the maximum degree is at most ``Δ* + 1`` whenever the improvement runs to
@@ -431,44 +184,71 @@ def low_degree_spanning_tree(
     >>> nx.is_tree(t), t.graph["max_degree"]
     (True, 2)
     """
-    _tree_iv(graph, method, start, restarts)
-    rng = np.random.default_rng(seed)
+    _tree_iv(graph, method, start, restarts, max_phases)
+    rng = check_random_state(seed)
     nodes = list(graph.nodes)
     index = {v: i for i, v in enumerate(nodes)}
-    n = len(nodes)
     base = [[index[v] for v in graph.adj[u]] for u in nodes]
     degs = np.array([len(a) for a in base])
-    best = None
     how = start if method == "fr" else method
+    best = None
     for _ in range(restarts):
-        adj = [list(a) for a in base]
-        if how == "warnsdorff":
-            for a in adj:
-                rng.shuffle(a)
-            lows = np.flatnonzero(degs == degs.min())
-            root = int(rng.choice(lows))
-            parent = _warnsdorff(adj, root)
-        else:
-            root = int(rng.integers(n))
-            parent = _search_tree(adj, root, depth_first=how == "dfs")
-        tadj = [set() for _ in range(n)]
-        for v, p in enumerate(parent):
-            if p >= 0:
-                tadj[v].add(p)
-                tadj[p].add(v)
-        swaps, witness = _improve(adj, tadj, max_phases) if method == "fr" else (0, None)
-        deg = [len(t) for t in tadj]
-        d = max(deg) if n > 1 else 0
-        key = (d, sum(1 for x in deg if x == d))
+        adj, tadj = _start_tree(base, degs, how, rng)
+        swaps, witness = improve_tree(adj, tadj, max_phases) if method == "fr" else (0, None)
+        key = _degree_key(tadj)
         if best is None or key < best[0]:
-            lb = min(d, 2)
-            if witness is not None:  # FR's bad set, and the maximum-degree vertices alone
-                top = [v for v in range(n) if len(tadj[v]) == d] if d > 2 else []
-                lb = max(degree_witness_bound(adj, witness), degree_witness_bound(adj, top))
-            best = (key, tadj, swaps, lb)
+            best = (key, tadj, swaps, _tree_lower_bound(adj, tadj, witness, key[0]))
     (d, _), tadj, swaps, lb = best
-    tree = nx.Graph()
-    tree.add_nodes_from(nodes)
-    tree.add_edges_from((nodes[u], nodes[v]) for u in range(n) for v in tadj[u] if u < v)
+    tree = _as_graph(nodes, tadj)
     tree.graph.update(max_degree=d, method=method, swaps=swaps, degree_lower_bound=min(lb, d))
     return tree
+
+
+def _as_graph(nodes, tadj):
+    """The tree with adjacency sets ``tadj`` over vertex indices, on the original ``nodes``."""
+    tree = nx.Graph()
+    tree.add_nodes_from(nodes)
+    tree.add_edges_from((nodes[u], nodes[v]) for u in range(len(nodes)) for v in tadj[u] if u < v)
+    return tree
+
+
+def _start_tree(base, degs, how, rng):
+    """One start: a shuffled copy of the adjacency and the start tree's adjacency sets.
+
+    Warnsdorff shuffles every neighbour list and starts at a random minimum-degree vertex; the
+    plain searches start at a random vertex.
+    """
+    n = len(base)
+    adj = [list(a) for a in base]
+    if how == "warnsdorff":
+        for a in adj:
+            rng.shuffle(a)
+        lows = np.flatnonzero(degs == degs.min())
+        root = int(rng.choice(lows))
+        parent = _warnsdorff(adj, root)
+    else:
+        root = int(rng.integers(n))
+        parent = _search_tree(adj, root, depth_first=how == "dfs")
+    tadj = [set() for _ in range(n)]
+    for v, p in enumerate(parent):
+        if p >= 0:
+            tadj[v].add(p)
+            tadj[p].add(v)
+    return adj, tadj
+
+
+def _degree_key(tadj):
+    """``(maximum degree, number of vertices of that degree)``: smaller is better."""
+    deg = [len(t) for t in tadj]
+    d = max(deg) if len(tadj) > 1 else 0
+    return d, sum(1 for x in deg if x == d)
+
+
+def _tree_lower_bound(adj, tadj, witness, d):
+    """Lower bound on the least maximum degree: FR's bad set and the maximum-degree vertices
+    alone as witnesses (:func:`degree_witness_bound`), else the trivial ``min(d, 2)``."""
+    lb = min(d, 2)
+    if witness is not None:  # FR's bad set, and the maximum-degree vertices alone
+        top = [v for v in range(len(tadj)) if len(tadj[v]) == d] if d > 2 else []
+        lb = max(degree_witness_bound(adj, witness), degree_witness_bound(adj, top))
+    return lb

@@ -1,24 +1,26 @@
 """Zip codes: split a low-degree spanning tree into connected parts (Du et al. 2009, §2)."""
 
+from __future__ import annotations
+
 import time
-from numbers import Integral
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import networkx as nx
 import numpy as np
 from anonratio.instances.solution import Solution
+from anonratio.instances.validation import check_choice, check_instance, check_int, check_seed
 from anonratio.instances.zip_codes.instance import ZipCodesInstance, planar_lower_bound
 from anonratio.solvers.zip_codes.low_degree_tree import TREE_METHODS, low_degree_spanning_tree
 
 __all__ = ["spanning_tree_split", "split_tree", "spanning_tree_split_guarantee"]
 
 
-def _split_iv(instance, tree, tree_method, tree_restarts):
-    if not isinstance(instance, ZipCodesInstance):
-        raise TypeError(f"`instance` must be a ZipCodesInstance, got {type(instance).__name__}")
-    if tree_method not in TREE_METHODS:
-        raise ValueError(f"`tree_method` must be one of {TREE_METHODS}, got {tree_method!r}")
-    if isinstance(tree_restarts, bool) or not isinstance(tree_restarts, int) or tree_restarts < 1:
-        raise ValueError(f"`tree_restarts` must be an integer >= 1, got {tree_restarts!r}")
+def _split_iv(instance, tree, tree_method, tree_restarts, seed):
+    """Validate the arguments; return the seed to record."""
+    check_instance(instance, ZipCodesInstance)
+    check_choice("tree_method", tree_method, TREE_METHODS)
+    check_int("tree_restarts", tree_restarts, low=1)
     if tree is not None:
         g = instance.graph
         if not isinstance(tree, nx.Graph) or set(tree.nodes) != set(g.nodes):
@@ -28,9 +30,10 @@ def _split_iv(instance, tree, tree_method, tree_restarts):
         off = [e for e in tree.edges if not g.has_edge(*e)]
         if off:
             raise ValueError(f"`tree` must use graph edges only; {off[0]} is not an edge")
+    return check_seed(seed)
 
 
-def spanning_tree_split_guarantee(instance, d):
+def spanning_tree_split_guarantee(instance: ZipCodesInstance, d: int) -> float:
     """The proven ratio ``(kappa + d (k - 1)) / kappa <= d + 1`` for a tree of maximum degree
     ``d``: 4 for ``d = 3`` (3-connected planar graphs), 3 for ``d = 2`` (Theorem 3)."""
     kappa = instance.kappa
@@ -58,7 +61,9 @@ def _preorder(tree_adj, root):
     return order, np.asarray(end, dtype=np.int64)[order]
 
 
-def split_tree(tree_adj, weights, k):
+def split_tree(
+    tree_adj: Sequence[Sequence[int]], weights: Sequence[int] | np.ndarray, k: int
+) -> np.ndarray:
     """Labels of the paper's splitting of a spanning tree (``tree_adj``: neighbour lists).
 
     Repeat: among the tree edges whose removal leaves two sides of weight ``>= k`` each, take one
@@ -112,8 +117,14 @@ def split_tree(tree_adj, weights, k):
 
 
 def spanning_tree_split(
-    instance, *, tree=None, tree_method="fr", tree_restarts=4, seed=None, tree_kwargs=None
-):
+    instance: ZipCodesInstance,
+    *,
+    tree: nx.Graph | None = None,
+    tree_method: str = "fr",
+    tree_restarts: int = 4,
+    seed: int | np.random.Generator | None = None,
+    tree_kwargs: Mapping[str, Any] | None = None,
+) -> Solution:
     """Connected parts of weight ``>= k`` by splitting a low-degree spanning tree.
 
     Guarantee: cost ``<= kappa + d (k - 1) <= (d + 1) OPT`` for a spanning tree of maximum
@@ -164,37 +175,43 @@ def spanning_tree_split(
     >>> sol.info["tree_max_degree"], sol.objective <= sol.info["bound"]
     (2, True)
     """
-    _split_iv(instance, tree, tree_method, tree_restarts)
+    seed_rec = _split_iv(instance, tree, tree_method, tree_restarts, seed)
     t0 = time.perf_counter()
-    n = instance.n
     if tree is None:
-        kw = dict(tree_kwargs or {})
-        kw.setdefault("restarts", tree_restarts)
-        tree = low_degree_spanning_tree(instance.graph, method=tree_method, seed=seed, **kw)
-    tree_adj = [list(tree.adj[v]) for v in range(n)]
+        tree = _spanning_tree(instance, tree_method, tree_restarts, seed, tree_kwargs)
+    tree_adj = [list(tree.adj[v]) for v in range(instance.n)]
     d = max((len(a) for a in tree_adj), default=0)
     labels = split_tree(tree_adj, instance.weights, instance.k)
-    weights = np.bincount(labels, weights=instance.weights).astype(np.int64)
+    value = float(np.bincount(labels, weights=instance.weights).astype(np.int64).max())
     lb, source = planar_lower_bound(instance)
-    kappa = instance.kappa
-    value = float(weights.max())
     return Solution(
         labels=labels,
         algorithm="spanning-tree-split",
         params={**instance.params, "tree_method": tree_method},
-        seed=int(seed) if isinstance(seed, Integral) and not isinstance(seed, bool) else None,
+        seed=seed_rec,
         status="optimal" if value <= lb else "feasible",
         objective=value,
         lower_bound=float(lb),
         gap=(value - lb) / value if value > 0 else 0.0,
         time_s=time.perf_counter() - t0,
-        info={
-            "tree_max_degree": int(d),
-            "kappa": int(kappa),
-            "bound": int(kappa + d * (instance.k - 1)),
-            "guarantee": spanning_tree_split_guarantee(instance, d),
-            "tree_degree_lower_bound": tree.graph.get("degree_lower_bound"),
-            "n_parts": int(labels.max()) + 1,
-            "lower_bound_source": source,
-        },
+        info=_split_info(instance, tree, d, labels, source),
     )
+
+
+def _spanning_tree(instance, tree_method, tree_restarts, seed, tree_kwargs):
+    kw = dict(tree_kwargs or {})
+    kw.setdefault("restarts", tree_restarts)
+    return low_degree_spanning_tree(instance.graph, method=tree_method, seed=seed, **kw)
+
+
+def _split_info(instance, tree, d, labels, source):
+    kappa = instance.kappa
+    return {
+        "tree_max_degree": int(d),
+        "kappa": int(kappa),
+        "bound": int(kappa + d * (instance.k - 1)),
+        "guarantee": spanning_tree_split_guarantee(instance, d),
+        "tree_degree_lower_bound": tree.graph.get("degree_lower_bound"),
+        "n_parts": int(labels.max()) + 1,
+        "lower_bound_source": source,
+    }

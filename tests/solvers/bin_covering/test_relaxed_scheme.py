@@ -116,7 +116,8 @@ def test_other_errors():
     inst = BinCoveringInstance([3, 4], 5)
     with pytest.raises(ValueError, match=r"`max_nodes` must be an integer >= 1, got 0"):
         relaxed_scheme(inst, max_nodes=0)
-    with pytest.raises(ValueError, match=r"`time_limit` must be None or a positive number"):
+    rule = r"`time_limit` must be a positive finite number of seconds or None, got -1"
+    with pytest.raises(ValueError, match=rule):
         relaxed_scheme(inst, time_limit=-1)
     with pytest.raises(ValueError, match=r"`order` must be one of"):
         relaxed_scheme(inst, order="bad")

@@ -122,7 +122,8 @@ def test_column_is_cut_into_runs_of_k():
 
 def test_validation():
     inst = uniform_points(10, k=2, seed=0)
-    with pytest.raises(ValueError, match=r"`axis` must be one of \('alternate', 'longest'\)"):
+    rule = r"`axis` must be one of \['alternate', 'longest'\], got 'median'"
+    with pytest.raises(ValueError, match=rule):
         kdtree_split(inst, axis="median")
     with pytest.raises(TypeError, match=r"`instance` must be a GpsRectanglesInstance"):
         kdtree_split([[0, 0]])

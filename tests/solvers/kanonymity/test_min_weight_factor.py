@@ -202,6 +202,40 @@ def test_time_limit_is_reported_honestly():
         assert f.bound == pytest.approx(f.weight)
 
 
+def test_highs_statuses_go_through_the_shared_mapping(monkeypatch):
+    """The factor ILP reads HiGHS statuses through anonratio.exact.run, like the exact models."""
+    from anonratio.exact import run
+    from anonratio.solvers.kanonymity import factor_ilp
+
+    cost = np.array([[0, 1, 4, 4], [1, 0, 4, 4], [4, 4, 0, 1], [4, 4, 1, 0]], dtype=float)
+    seen = []
+
+    def spy(h):
+        claims = run.highs_claims(h)
+        seen.append(claims)
+        return claims
+
+    monkeypatch.setattr(factor_ilp, "highs_claims", spy)
+    assert min_weight_factor(cost, seed=0).status == "optimal"
+    assert seen and seen[0]["proven_optimal"] and seen[0]["has_solution"]
+
+    # a limit: the bound still decides, and here it proves the incumbent optimal
+    def limit(h):
+        return {**run.highs_claims(h), "proven_optimal": False, "hit_limit": True}
+
+    monkeypatch.setattr(factor_ilp, "highs_claims", limit)
+    f = min_weight_factor(cost, seed=0)
+    assert (f.status, f.weight, f.bound) == ("optimal", 2.0, 2.0)
+
+    # a failure is never a factor
+    def failed(h):
+        return {**run.highs_claims(h), "proven_optimal": False, "failed": True}
+
+    monkeypatch.setattr(factor_ilp, "highs_claims", failed)
+    with pytest.raises(RuntimeError, match=r"HiGHS stopped with status 'Optimal'.*'error'"):
+        min_weight_factor(cost, seed=0)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
@@ -212,8 +246,14 @@ def test_time_limit_is_reported_honestly():
         ({"cost": np.zeros((3, 3)), "lower": -1}, "`lower` must be a non-negative integer"),
         ({"cost": np.zeros((3, 3)), "upper": 1.5}, "`upper` must be a non-negative integer"),
         ({"cost": np.zeros((3, 3)), "lower": 2, "upper": 1}, "0 <= lower <= upper"),
-        ({"cost": np.zeros((3, 3)), "time_limit": 0}, "`time_limit` must be a positive number"),
-        ({"cost": np.zeros((3, 3)), "time_limit": "1"}, "`time_limit` must be a positive"),
+        (
+            {"cost": np.zeros((3, 3)), "time_limit": 0},
+            "`time_limit` must be a positive finite number of seconds or None, got 0",
+        ),
+        (
+            {"cost": np.zeros((3, 3)), "time_limit": "1"},
+            "`time_limit` must be a positive finite number of seconds or None, got '1'",
+        ),
     ],
 )
 def test_min_weight_factor_validation(kwargs, match):
