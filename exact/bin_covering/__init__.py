@@ -4,6 +4,12 @@ symmetry breaking) solved by CP-SAT or by HiGHS / CBC through PuLP.
 ``solve_bin_covering(instance, method=...)`` dispatches on ``method`` through :data:`METHODS`.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
+from anonratio.instances import Solution
+from anonratio.instances.bin_covering.instance import BinCoveringInstance
 from anonratio.instances.validation import dispatch
 
 from .cpsat import solve_cpsat
@@ -15,7 +21,9 @@ __all__ = ["solve_bin_covering", "METHODS", "solve_cpsat", "solve_highs", "solve
 METHODS = {"cpsat": solve_cpsat, "highs": solve_highs, "cbc": solve_cbc}
 
 
-def solve_bin_covering(instance, *, method="cpsat", **kwargs):
+def solve_bin_covering(
+    instance: BinCoveringInstance, *, method: str = "cpsat", **kwargs: Any
+) -> Solution:
     """Solve a Min-Max Bin Covering instance exactly (or to a time limit, with its bound).
 
     Parameters

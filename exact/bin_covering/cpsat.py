@@ -13,13 +13,18 @@ sizes: with distinct sizes ``v_t`` occurring ``c_t`` times and bins ``j = 0 .. B
   the largest load — the objective; ``load[0] >= max(k, max x, ceil(S / floor(S/k)))``.
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass, field
 from time import perf_counter
+from typing import Any
 
 import numpy as np
-from anonratio.exact.run import check_run_options, relative_gap, run_cpsat
-from anonratio.instances import Solution, verify
+from anonratio.exact.options import check_hint_labels, check_upper_bound
+from anonratio.exact.run import RunResult, check_run_options, relative_gap, run_cpsat
+from anonratio.instances import Solution
 from anonratio.instances.bin_covering.instance import BinCoveringInstance, bin_covering_lower_bound
+from anonratio.instances.validation import check_instance
 from ortools.sat.python import cp_model
 
 __all__ = ["solve_cpsat", "build_data", "make_solution"]
@@ -38,11 +43,11 @@ class BinCoveringData:
     hint_y: np.ndarray | None = None  # (n_values, n_bins) counts of a hint, bins by load desc
     info: dict = field(default_factory=dict)
 
-    def cap(self, t):
+    def cap(self, t: int) -> int:
         """Most items of size ``values[t]`` one bin can hold without exceeding ``ub``."""
         return int(min(self.counts[t], self.ub // self.values[t]))
 
-    def decode(self, y):
+    def decode(self, y: np.ndarray) -> np.ndarray:
         """Labels (bin per item) from the counts ``y[t, j]``."""
         labels = np.empty(self.inverse.size, dtype=np.int64)
         by_value = np.argsort(self.inverse, kind="stable")  # items grouped by distinct size
@@ -50,35 +55,25 @@ class BinCoveringData:
         return labels
 
 
-def solve_iv(instance, time_limit, seed, threads, hint, upper_bound):
+def solve_iv(
+    instance: Any, time_limit: Any, seed: Any, threads: Any, hint: Any, upper_bound: Any
+) -> tuple[float, int, int, np.ndarray | None, int | None]:
     """Validate the common arguments of the exact solvers."""
-    if not isinstance(instance, BinCoveringInstance):
-        raise TypeError(f"`instance` must be a BinCoveringInstance, got {type(instance).__name__}")
+    check_instance(instance, BinCoveringInstance)
     time_limit, solver_seed, threads = check_run_options(time_limit, seed, threads)
-    if upper_bound is not None:
-        if (
-            isinstance(upper_bound, bool)
-            or not isinstance(upper_bound, int | float | np.integer | np.floating)
-            or not upper_bound >= 0
-        ):
-            raise ValueError(f"`upper_bound` must be a number >= 0 or None, got {upper_bound!r}")
+    upper_bound = check_upper_bound(upper_bound)
+    if upper_bound is not None:  # sizes are integers: so is any load
         upper_bound = int(np.floor(upper_bound + 1e-9))
-    labels = None
-    if hint is not None:
-        labels = hint.labels if isinstance(hint, Solution) else hint
-        if labels is None:
-            raise ValueError("`hint` must be a Solution with labels or a labels array, got none")
-        labels = np.asarray(labels)
-        check = verify(instance, labels, strict=False, relaxed=False)
-        if not check.feasible:
-            raise ValueError(
-                f"`hint` must be a feasible solution: {'; '.join(check.violations[:3])}"
-            )
-        labels = labels.astype(np.int64)
+    labels = check_hint_labels(instance, hint, relaxed=False)
     return time_limit, solver_seed, threads, labels, upper_bound
 
 
-def build_data(instance, *, hint_labels=None, upper_bound=None):
+def build_data(
+    instance: BinCoveringInstance,
+    *,
+    hint_labels: np.ndarray | None = None,
+    upper_bound: int | None = None,
+) -> BinCoveringData:
     """Aggregate sizes, fix the bin count and the bounds, and turn a hint into counts."""
     values, counts, inverse = instance.distinct
     k, s = instance.k, instance.total
@@ -102,7 +97,17 @@ def build_data(instance, *, hint_labels=None, upper_bound=None):
     return BinCoveringData(values, counts, inverse, instance.max_bins, lb, ub, hint_y, info)
 
 
-def make_solution(instance, data, run, y, *, algorithm, params, seed, t0):
+def make_solution(
+    instance: BinCoveringInstance,
+    data: BinCoveringData,
+    run: RunResult,
+    y: np.ndarray | None,
+    *,
+    algorithm: str,
+    params: dict[str, Any],
+    seed: Any,
+    t0: float,
+) -> Solution:
     """The :class:`Solution` of a run: labels decoded, bound at least the cheap lower bound."""
     has = run.has_solution
     labels = data.decode(np.rint(y).astype(np.int64)) if has else None
@@ -130,7 +135,14 @@ def make_solution(instance, data, run, y, *, algorithm, params, seed, t0):
     )
 
 
-def run_params(instance, time_limit, threads, upper_bound, hint):
+def run_params(
+    instance: BinCoveringInstance,
+    time_limit: float,
+    threads: int,
+    upper_bound: int | None,
+    hint: Any,
+) -> dict[str, Any]:
+    """The ``params`` of a run's :class:`Solution`: the instance's plus the run options."""
     return {
         **instance.params,
         "time_limit": time_limit,
@@ -140,7 +152,51 @@ def run_params(instance, time_limit, threads, upper_bound, hint):
     }
 
 
-def solve_cpsat(instance, *, time_limit=60.0, seed=0, threads=1, hint=None, upper_bound=None):
+def _cpsat_model(instance, data):
+    """The aggregated CP-SAT model of the module docstring: ``(model, y, load)``."""
+    k, B, d = instance.k, data.n_bins, data.values.size
+    model = cp_model.CpModel()
+    LE = cp_model.LinearExpr
+
+    # y[t][j]: items of size values[t] in bin j.
+    y = [[model.new_int_var(0, data.cap(t), f"y_{t}_{j}") for j in range(B)] for t in range(d)]
+    # load[j]: the bin's load, 0 (unused) or in [k, T].
+    dom = cp_model.Domain.from_intervals([[0, 0]] + ([[k, data.ub]] if data.ub >= k else []))
+    load = [model.new_int_var_from_domain(dom, f"load_{j}") for j in range(B)]
+    vals = [int(v) for v in data.values]
+    for j in range(B):
+        model.add(load[j] == LE.weighted_sum([y[t][j] for t in range(d)], vals))
+    # Every item is in exactly one bin.
+    for t in range(d):
+        model.add(LE.sum(y[t]) == int(data.counts[t]))
+    # Redundant: the loads add up to S.
+    model.add(LE.sum(load) == instance.total)
+    # Symmetry breaking: loads non-increasing, so bin 0 is the heaviest.
+    for j in range(B - 1):
+        model.add(load[j] >= load[j + 1])
+    model.add(load[0] >= data.lb)
+    model.minimize(load[0])
+    return model, y, load
+
+
+def _cpsat_hint(model, data, y, load):
+    """A complete hint: the hint's counts and the loads they imply."""
+    hint_load = data.values @ data.hint_y
+    for j in range(data.n_bins):
+        model.add_hint(load[j], int(hint_load[j]))
+        for t in range(data.values.size):
+            model.add_hint(y[t][j], int(data.hint_y[t, j]))
+
+
+def solve_cpsat(
+    instance: BinCoveringInstance,
+    *,
+    time_limit: float = 60.0,
+    seed: int | None = 0,
+    threads: int = 1,
+    hint: Solution | np.ndarray | None = None,
+    upper_bound: float | None = None,
+) -> Solution:
     """Optimal Min-Max Bin Covering with CP-SAT: the least possible largest bin load.
 
     Partitions the items into bins of load at least ``k`` minimizing the largest load, and proves
@@ -191,42 +247,11 @@ def solve_cpsat(instance, *, time_limit=60.0, seed=0, threads=1, hint=None, uppe
         instance, time_limit, seed, threads, hint, upper_bound
     )
     data = build_data(instance, hint_labels=hint_labels, upper_bound=upper_bound)
-    k, B, d = instance.k, data.n_bins, data.values.size
-    model = cp_model.CpModel()
-    LE = cp_model.LinearExpr
-
-    # y[t][j]: items of size values[t] in bin j.
-    y = [[model.new_int_var(0, data.cap(t), f"y_{t}_{j}") for j in range(B)] for t in range(d)]
-    # load[j]: the bin's load, 0 (unused) or in [k, T].
-    dom = cp_model.Domain.from_intervals([[0, 0]] + ([[k, data.ub]] if data.ub >= k else []))
-    load = [model.new_int_var_from_domain(dom, f"load_{j}") for j in range(B)]
-    vals = [int(v) for v in data.values]
-    for j in range(B):
-        model.add(load[j] == LE.weighted_sum([y[t][j] for t in range(d)], vals))
-    # Every item is in exactly one bin.
-    for t in range(d):
-        model.add(LE.sum(y[t]) == int(data.counts[t]))
-    # Redundant: the loads add up to S.
-    model.add(LE.sum(load) == instance.total)
-    # Symmetry breaking: loads non-increasing, so bin 0 is the heaviest.
-    for j in range(B - 1):
-        model.add(load[j] >= load[j + 1])
-    model.add(load[0] >= data.lb)
-    model.minimize(load[0])
-
-    if data.hint_y is not None:  # a complete hint: counts and the loads they imply
-        hint_load = data.values @ data.hint_y
-        for j in range(B):
-            model.add_hint(load[j], int(hint_load[j]))
-            for t in range(d):
-                model.add_hint(y[t][j], int(data.hint_y[t, j]))
-
+    model, y, load = _cpsat_model(instance, data)
+    if data.hint_y is not None:
+        _cpsat_hint(model, data, y, load)
     run = run_cpsat(model, time_limit=time_limit, seed=solver_seed, threads=threads)
-    yv = (
-        np.array([[run.value(y[t][j]) for j in range(B)] for t in range(d)])
-        if run.has_solution
-        else None
-    )
+    yv = np.array([[run.value(v) for v in row] for row in y]) if run.has_solution else None
     return make_solution(
         instance,
         data,

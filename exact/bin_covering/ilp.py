@@ -6,19 +6,73 @@ domain ``{0} ∪ [k, T]`` written with a binary ``u[j]`` (bin ``j`` is used):
 ``load[0]``, the largest load.
 """
 
+from __future__ import annotations
+
 from time import perf_counter
 
 import numpy as np
 import pulp
 from anonratio.exact.bin_covering.cpsat import build_data, make_solution, run_params, solve_iv
 from anonratio.exact.run import run_pulp
+from anonratio.instances import Solution
+from anonratio.instances.bin_covering.instance import BinCoveringInstance
 
 __all__ = ["solve_highs", "solve_cbc", "solve_ilp"]
 
 
+def _ilp_model(instance, data):
+    """The aggregated ILP of the module docstring: ``(prob, y, u)``."""
+    k, B, d = instance.k, data.n_bins, data.values.size
+    ub = data.ub
+    prob = pulp.LpProblem("min_max_bin_covering", pulp.LpMinimize)
+
+    # y[t][j]: items of size values[t] in bin j; u[j]: bin j is used.
+    y = [
+        [prob.add_variable(f"y_{t}_{j}", 0, data.cap(t), cat="Integer") for j in range(B)]
+        for t in range(d)
+    ]
+    u = [prob.add_variable(f"u_{j}", 0, 1, cat="Binary") for j in range(B)]
+    # load[j]: the bin's load (an expression, not a variable).
+    load = [pulp.lpSum(int(data.values[t]) * y[t][j] for t in range(d)) for j in range(B)]
+    # Objective: bin 0 is the heaviest (symmetry breaking below).
+    prob += load[0]
+    # Every item is in exactly one bin.
+    for t in range(d):
+        prob += pulp.lpSum(y[t]) == int(data.counts[t]), f"assign_{t}"
+    # A used bin holds k .. T, an unused one nothing.
+    for j in range(B):
+        prob += load[j] >= k * u[j], f"cover_{j}"
+        prob += load[j] <= ub * u[j], f"cap_{j}"
+    # Symmetry breaking: used bins first, loads non-increasing.
+    for j in range(B - 1):
+        prob += u[j] >= u[j + 1], f"used_order_{j}"
+        prob += load[j] >= load[j + 1], f"load_order_{j}"
+    # Valid bounds on the largest load.
+    prob += load[0] >= data.lb, "lower_bound"
+    prob += pulp.lpSum(load) == instance.total, "total"
+    return prob, y, u
+
+
+def _ilp_hint(data, y, u):
+    """A MIP start: the hint's counts, and which bins they use."""
+    for t in range(data.values.size):
+        for j in range(data.n_bins):
+            y[t][j].setInitialValue(int(data.hint_y[t, j]))
+    used = data.hint_y.sum(axis=0) > 0
+    for j in range(data.n_bins):
+        u[j].setInitialValue(int(used[j]))
+
+
 def solve_ilp(
-    instance, *, solver="highs", time_limit=60.0, seed=0, threads=1, hint=None, upper_bound=None
-):
+    instance: BinCoveringInstance,
+    *,
+    solver: str = "highs",
+    time_limit: float = 60.0,
+    seed: int | None = 0,
+    threads: int = 1,
+    hint: Solution | np.ndarray | None = None,
+    upper_bound: float | None = None,
+) -> Solution:
     """Optimal Min-Max Bin Covering as an ILP solved by HiGHS or CBC (through PuLP).
 
     Same contract as :func:`~anonratio.exact.bin_covering.cpsat.solve_cpsat`: the least possible
@@ -69,42 +123,9 @@ def solve_ilp(
         instance, time_limit, seed, threads, hint, upper_bound
     )
     data = build_data(instance, hint_labels=hint_labels, upper_bound=upper_bound)
-    k, B, d = instance.k, data.n_bins, data.values.size
-    ub = data.ub
-    prob = pulp.LpProblem("min_max_bin_covering", pulp.LpMinimize)
-
-    # y[t][j]: items of size values[t] in bin j; u[j]: bin j is used.
-    y = [
-        [prob.add_variable(f"y_{t}_{j}", 0, data.cap(t), cat="Integer") for j in range(B)]
-        for t in range(d)
-    ]
-    u = [prob.add_variable(f"u_{j}", 0, 1, cat="Binary") for j in range(B)]
-    load = [pulp.lpSum(int(data.values[t]) * y[t][j] for t in range(d)) for j in range(B)]
-    # Objective: bin 0 is the heaviest (symmetry breaking below).
-    prob += load[0]
-    # Every item is in exactly one bin.
-    for t in range(d):
-        prob += pulp.lpSum(y[t]) == int(data.counts[t]), f"assign_{t}"
-    # A used bin holds k .. T, an unused one nothing.
-    for j in range(B):
-        prob += load[j] >= k * u[j], f"cover_{j}"
-        prob += load[j] <= ub * u[j], f"cap_{j}"
-    # Symmetry breaking: used bins first, loads non-increasing.
-    for j in range(B - 1):
-        prob += u[j] >= u[j + 1], f"used_order_{j}"
-        prob += load[j] >= load[j + 1], f"load_order_{j}"
-    # Valid bounds on the largest load.
-    prob += load[0] >= data.lb, "lower_bound"
-    prob += pulp.lpSum(load) == instance.total, "total"
-
+    prob, y, u = _ilp_model(instance, data)
     if data.hint_y is not None:
-        for t in range(d):
-            for j in range(B):
-                y[t][j].setInitialValue(int(data.hint_y[t, j]))
-        used = data.hint_y.sum(axis=0) > 0
-        for j in range(B):
-            u[j].setInitialValue(int(used[j]))
-
+        _ilp_hint(data, y, u)
     run = run_pulp(
         prob,
         solver=solver,
@@ -114,11 +135,7 @@ def solve_ilp(
         warm_start=data.hint_y is not None,
         integral=True,
     )
-    yv = (
-        np.array([[run.value(y[t][j]) or 0.0 for j in range(B)] for t in range(d)])
-        if run.has_solution
-        else None
-    )
+    yv = np.array([[run.value(v) or 0.0 for v in row] for row in y]) if run.has_solution else None
     return make_solution(
         instance,
         data,
@@ -131,7 +148,15 @@ def solve_ilp(
     )
 
 
-def solve_highs(instance, *, time_limit=60.0, seed=0, threads=1, hint=None, upper_bound=None):
+def solve_highs(
+    instance: BinCoveringInstance,
+    *,
+    time_limit: float = 60.0,
+    seed: int | None = 0,
+    threads: int = 1,
+    hint: Solution | np.ndarray | None = None,
+    upper_bound: float | None = None,
+) -> Solution:
     """:func:`solve_ilp` with HiGHS (``algorithm="bc-highs"``)."""
     return solve_ilp(
         instance,
@@ -144,7 +169,15 @@ def solve_highs(instance, *, time_limit=60.0, seed=0, threads=1, hint=None, uppe
     )
 
 
-def solve_cbc(instance, *, time_limit=60.0, seed=0, threads=1, hint=None, upper_bound=None):
+def solve_cbc(
+    instance: BinCoveringInstance,
+    *,
+    time_limit: float = 60.0,
+    seed: int | None = 0,
+    threads: int = 1,
+    hint: Solution | np.ndarray | None = None,
+    upper_bound: float | None = None,
+) -> Solution:
     """:func:`solve_ilp` with CBC (``algorithm="bc-cbc"``)."""
     return solve_ilp(
         instance,

@@ -6,6 +6,12 @@ The best guillotine partition (a heuristic) is
 :func:`anonratio.solvers.gps_rectangles.guillotine`.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
+from anonratio.instances import Solution
+from anonratio.instances.gps_rectangles.instance import GpsRectanglesInstance
 from anonratio.instances.validation import dispatch
 
 from .cpsat import solve_cpsat
@@ -17,6 +23,8 @@ __all__ = ["solve_gps_rectangles", "METHODS", "solve_cpsat", "solve_highs", "sol
 METHODS = {"cpsat": solve_cpsat, "highs": solve_highs, "cbc": solve_cbc}
 
 
-def solve_gps_rectangles(instance, *, method="cpsat", **kwargs):
+def solve_gps_rectangles(
+    instance: GpsRectanglesInstance, *, method: str = "cpsat", **kwargs: Any
+) -> Solution:
     """Solve a GPS rectangle-partition instance exactly on the compressed grid."""
     return dispatch(METHODS, method, instance, **kwargs)

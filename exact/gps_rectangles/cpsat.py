@@ -29,7 +29,11 @@ The objective upper bound ``U = min(W, 4 (k - 1) + max w)`` comes from the kd-tr
 :mod:`anonratio.solvers.gps_rectangles.kdtree_split`), or a hint's cost when smaller.
 """
 
+from __future__ import annotations
+
+from dataclasses import dataclass
 from time import perf_counter
+from typing import Any
 
 import numpy as np
 from anonratio.exact.run import check_run_options, run_cpsat
@@ -40,24 +44,18 @@ from anonratio.instances.gps_rectangles.grid import (
     solution_from_cells,
 )
 from anonratio.instances.gps_rectangles.instance import GpsRectanglesInstance, gps_lower_bound
+from anonratio.instances.validation import check_instance
 from ortools.sat.python import cp_model
 
 __all__ = ["solve_cpsat"]
 
 
 # ---------------------------------------------------------------------------------------------
-# shared helpers
+# shared helpers (also used by the ILP of anonratio.exact.gps_rectangles.ilp)
 # ---------------------------------------------------------------------------------------------
-def _instance_iv(instance):
-    if not isinstance(instance, GpsRectanglesInstance):
-        raise TypeError(
-            f"`instance` must be a GpsRectanglesInstance, got {type(instance).__name__}"
-        )
-
-
 def _solve_iv(instance, time_limit, seed, threads, hint):
     """Validate the common arguments; return ``(time_limit, seed, threads, hint_cells, cost)``."""
-    _instance_iv(instance)
+    check_instance(instance, GpsRectanglesInstance)
     time_limit, solver_seed, threads = check_run_options(time_limit, seed, threads)
     if hint is None:
         return time_limit, solver_seed, threads, None, None
@@ -105,7 +103,140 @@ def _finish_run(instance, run, cells, lb, ub, *, algorithm, params, seed, t0, in
 # ---------------------------------------------------------------------------------------------
 # CP-SAT
 # ---------------------------------------------------------------------------------------------
-def solve_cpsat(instance, *, time_limit=60.0, seed=0, threads=1, hint=None):
+@dataclass
+class _Slots:
+    """The CP-SAT model of the module docstring and its variables, per slot ``r < B``.
+
+    ``pts`` are the points of positive weight (the only ones a slot must hold).
+    """
+
+    model: cp_model.CpModel
+    B: int
+    pts: np.ndarray
+    present: list  # present[r]: slot r is one of the rectangles
+    x0: list  # x0[r], y0[r]: the slot's lower-left cell
+    y0: list
+    sx: list  # sx[r], sy[r]: its size in cells
+    sy: list
+    xe: list  # xe[r], ye[r]: one past its upper-right cell
+    ye: list
+    m: list  # m[p][r]: point pts[p] lies in slot r
+    T: Any  # the heaviest slot (objective)
+
+
+def _add_tiling(model, B, nx, ny):
+    """Slots as optional rectangles on the ``nx x ny`` grid whose present ones tile it."""
+    LE = cp_model.LinearExpr
+    present = [model.new_bool_var(f"present_{r}") for r in range(B)]
+    # Slot r covers the cells [x0, x0 + sx) x [y0, y0 + sy) when present.
+    x0 = [model.new_int_var(0, nx - 1, f"x0_{r}") for r in range(B)]
+    sx = [model.new_int_var(1, nx, f"sx_{r}") for r in range(B)]
+    xe = [model.new_int_var(1, nx, f"xe_{r}") for r in range(B)]
+    y0 = [model.new_int_var(0, ny - 1, f"y0_{r}") for r in range(B)]
+    sy = [model.new_int_var(1, ny, f"sy_{r}") for r in range(B)]
+    ye = [model.new_int_var(1, ny, f"ye_{r}") for r in range(B)]
+    # xi[r], yi[r]: the slot's x and y extents, interval variables that exist when present.
+    xi = [
+        model.new_optional_interval_var(x0[r], sx[r], xe[r], present[r], f"xi_{r}")
+        for r in range(B)
+    ]
+    yi = [
+        model.new_optional_interval_var(y0[r], sy[r], ye[r], present[r], f"yi_{r}")
+        for r in range(B)
+    ]
+    # Present slots do not overlap ...
+    model.add_no_overlap_2d(xi, yi)
+    # ... and their areas fill the grid, so they tile it.
+    # area[r]: the slot's cell count when present, else 0.
+    area = [model.new_int_var(0, nx * ny, f"area_{r}") for r in range(B)]
+    for r in range(B):
+        full = model.new_int_var(1, nx * ny, f"full_{r}")
+        model.add_multiplication_equality(full, [sx[r], sy[r]])
+        model.add(area[r] == full).only_enforce_if(present[r])
+        model.add(area[r] == 0).only_enforce_if(~present[r])
+        # An absent slot is pinned (no symmetric copies).
+        for v, val in ((x0[r], 0), (sx[r], 1), (y0[r], 0), (sy[r], 1)):
+            model.add(v == val).only_enforce_if(~present[r])
+    model.add(LE.sum(area) == nx * ny)
+    return present, x0, y0, sx, sy, xe, ye
+
+
+def _build_model(instance, lb, ub):
+    """The CP-SAT model of the module docstring: tiling slots, point membership, weights."""
+    nx, ny = instance.grid_shape
+    k, total = instance.k, instance.total_weight
+    pts = np.flatnonzero(instance.weights > 0)
+    px, py = instance.ix[pts].tolist(), instance.iy[pts].tolist()
+    pw = instance.weights[pts].tolist()
+    B = min(total // k, pts.size)
+    model = cp_model.CpModel()
+    LE = cp_model.LinearExpr
+    present, x0, y0, sx, sy, xe, ye = _add_tiling(model, B, nx, ny)
+
+    # m[p][r]: point p (positive weight) lies in slot r; only inside a present slot, one slot each.
+    m = [[model.new_bool_var(f"m_{p}_{r}") for r in range(B)] for p in range(len(pts))]
+    for p in range(len(pts)):
+        for r in range(B):
+            lit = m[p][r]
+            model.add_implication(lit, present[r])
+            model.add(x0[r] <= px[p]).only_enforce_if(lit)
+            model.add(xe[r] >= px[p] + 1).only_enforce_if(lit)
+            model.add(y0[r] <= py[p]).only_enforce_if(lit)
+            model.add(ye[r] >= py[p] + 1).only_enforce_if(lit)
+        model.add_exactly_one(m[p])
+    # weight[r]: at least k when present, at most the objective T.
+    T = model.new_int_var(lb, max(lb, ub), "T")
+    weight = [model.new_int_var(0, total, f"w_{r}") for r in range(B)]
+    for r in range(B):
+        model.add(weight[r] == LE.weighted_sum([m[p][r] for p in range(len(pts))], pw))
+        model.add(weight[r] >= k).only_enforce_if(present[r])
+        model.add(weight[r] <= T)
+    model.add(LE.sum(weight) == total)  # redundant
+    # Symmetry breaking: present slots first, ordered by their lower-left cell.
+    for r in range(B - 1):
+        model.add_implication(present[r + 1], present[r])
+        model.add(x0[r] * ny + y0[r] < x0[r + 1] * ny + y0[r + 1]).only_enforce_if(present[r + 1])
+    model.minimize(T)
+    return _Slots(model, B, pts, present, x0, y0, sx, sy, xe, ye, m, T)
+
+
+def _add_hint(s, instance, hint_cells, hint_cost):
+    """A complete hint: the hint's rectangles in slot order (by lower-left cell), their points."""
+    model = s.model
+    order = np.lexsort((hint_cells[:, 1], hint_cells[:, 0]))
+    hc = hint_cells[order]
+    hl = labels_from_cells(instance, hc)[s.pts]
+    for r in range(s.B):
+        on = r < len(hc)
+        i0, j0, i1, j1 = (int(v) for v in hc[r]) if on else (0, 0, 0, 0)
+        for var, val in ((s.present[r], on), (s.x0[r], i0), (s.sx[r], i1 - i0 + 1)):
+            model.add_hint(var, int(val))
+        for var, val in ((s.y0[r], j0), (s.sy[r], j1 - j0 + 1)):
+            model.add_hint(var, int(val))
+        for p in range(len(s.pts)):
+            model.add_hint(s.m[p][r], int(on and hl[p] == r))
+    model.add_hint(s.T, int(hint_cost))
+
+
+def _decode_cells(run, s):
+    """The present slots as grid cells ``(i0, j0, i1, j1)``, or None without a solution."""
+    if not run.has_solution:
+        return None
+    return [
+        (run.value(s.x0[r]), run.value(s.y0[r]), run.value(s.xe[r]) - 1, run.value(s.ye[r]) - 1)
+        for r in range(s.B)
+        if run.value(s.present[r])
+    ]
+
+
+def solve_cpsat(
+    instance: GpsRectanglesInstance,
+    *,
+    time_limit: float = 60.0,
+    seed: int | None = 0,
+    threads: int = 1,
+    hint: Solution | None = None,
+) -> Solution:
     """Optimal rectangle partition with CP-SAT (``NoOverlap2D`` on the compressed grid).
 
     Finds the partition of the bounding box into axis-parallel rectangles of weight ``>= k`` whose
@@ -154,100 +285,17 @@ def solve_cpsat(instance, *, time_limit=60.0, seed=0, threads=1, hint=None):
         instance, time_limit, seed, threads, hint
     )
     lb, ub = _bounds(instance, hint_cost)
-    nx, ny = instance.grid_shape
-    k, total = instance.k, instance.total_weight
-    pts = np.flatnonzero(instance.weights > 0)
-    px, py = instance.ix[pts].tolist(), instance.iy[pts].tolist()
-    pw = instance.weights[pts].tolist()
-    B = min(total // k, pts.size)
-    model = cp_model.CpModel()
-    LE = cp_model.LinearExpr
-
-    present = [model.new_bool_var(f"present_{r}") for r in range(B)]
-    # Slot r covers the cells [x0, x0 + sx) x [y0, y0 + sy) when present.
-    x0 = [model.new_int_var(0, nx - 1, f"x0_{r}") for r in range(B)]
-    sx = [model.new_int_var(1, nx, f"sx_{r}") for r in range(B)]
-    xe = [model.new_int_var(1, nx, f"xe_{r}") for r in range(B)]
-    y0 = [model.new_int_var(0, ny - 1, f"y0_{r}") for r in range(B)]
-    sy = [model.new_int_var(1, ny, f"sy_{r}") for r in range(B)]
-    ye = [model.new_int_var(1, ny, f"ye_{r}") for r in range(B)]
-    xi = [
-        model.new_optional_interval_var(x0[r], sx[r], xe[r], present[r], f"xi_{r}")
-        for r in range(B)
-    ]
-    yi = [
-        model.new_optional_interval_var(y0[r], sy[r], ye[r], present[r], f"yi_{r}")
-        for r in range(B)
-    ]
-    # Present slots do not overlap ...
-    model.add_no_overlap_2d(xi, yi)
-    # ... and their areas fill the grid, so they tile it.
-    area = [model.new_int_var(0, nx * ny, f"area_{r}") for r in range(B)]
-    for r in range(B):
-        full = model.new_int_var(1, nx * ny, f"full_{r}")
-        model.add_multiplication_equality(full, [sx[r], sy[r]])
-        model.add(area[r] == full).only_enforce_if(present[r])
-        model.add(area[r] == 0).only_enforce_if(~present[r])
-        # An absent slot is pinned (no symmetric copies).
-        for v, val in ((x0[r], 0), (sx[r], 1), (y0[r], 0), (sy[r], 1)):
-            model.add(v == val).only_enforce_if(~present[r])
-    model.add(LE.sum(area) == nx * ny)
-
-    # m[p][r]: point p (positive weight) lies in slot r; only inside a present slot, one slot each.
-    m = [[model.new_bool_var(f"m_{p}_{r}") for r in range(B)] for p in range(len(pts))]
-    for p in range(len(pts)):
-        for r in range(B):
-            lit = m[p][r]
-            model.add_implication(lit, present[r])
-            model.add(x0[r] <= px[p]).only_enforce_if(lit)
-            model.add(xe[r] >= px[p] + 1).only_enforce_if(lit)
-            model.add(y0[r] <= py[p]).only_enforce_if(lit)
-            model.add(ye[r] >= py[p] + 1).only_enforce_if(lit)
-        model.add_exactly_one(m[p])
-    # weight[r]: at least k when present, at most the objective T.
-    T = model.new_int_var(lb, max(lb, ub), "T")
-    weight = [model.new_int_var(0, total, f"w_{r}") for r in range(B)]
-    for r in range(B):
-        model.add(weight[r] == LE.weighted_sum([m[p][r] for p in range(len(pts))], pw))
-        model.add(weight[r] >= k).only_enforce_if(present[r])
-        model.add(weight[r] <= T)
-    model.add(LE.sum(weight) == total)  # redundant
-    # Symmetry breaking: present slots first, ordered by their lower-left cell.
-    for r in range(B - 1):
-        model.add_implication(present[r + 1], present[r])
-        model.add(x0[r] * ny + y0[r] < x0[r + 1] * ny + y0[r + 1]).only_enforce_if(present[r + 1])
-    model.minimize(T)
-
+    slots = _build_model(instance, lb, ub)
     if hint_cells is not None:
-        order = np.lexsort((hint_cells[:, 1], hint_cells[:, 0]))
-        hc = hint_cells[order]
-        hl = labels_from_cells(instance, hc)[pts]
-        for r in range(B):
-            on = r < len(hc)
-            i0, j0, i1, j1 = (int(v) for v in hc[r]) if on else (0, 0, 0, 0)
-            for var, val in ((present[r], on), (x0[r], i0), (sx[r], i1 - i0 + 1)):
-                model.add_hint(var, int(val))
-            for var, val in ((y0[r], j0), (sy[r], j1 - j0 + 1)):
-                model.add_hint(var, int(val))
-            for p in range(len(pts)):
-                model.add_hint(m[p][r], int(on and hl[p] == r))
-        model.add_hint(T, int(hint_cost))
-
-    run = run_cpsat(model, time_limit=time_limit, seed=solver_seed, threads=threads)
-    cells = None
-    if run.has_solution:
-        cells = [
-            (run.value(x0[r]), run.value(y0[r]), run.value(xe[r]) - 1, run.value(ye[r]) - 1)
-            for r in range(B)
-            if run.value(present[r])
-        ]
+        _add_hint(slots, instance, hint_cells, hint_cost)
+    run = run_cpsat(slots.model, time_limit=time_limit, seed=solver_seed, threads=threads)
     params = {**instance.params, "time_limit": time_limit, "threads": threads}
     params["hint"] = hint is not None
-    info = {"n_slots": int(B), "grid": [nx, ny]}
+    info = {"n_slots": int(slots.B), "grid": list(instance.grid_shape)}
     return _finish_run(
         instance,
         run,
-        cells,
+        _decode_cells(run, slots),
         lb,
         ub,
         algorithm="gps-cpsat",

@@ -6,13 +6,17 @@ objective ``T`` above every chosen rectangle's weight. Solved with HiGHS or CBC 
 :func:`~anonratio.exact.run.run_pulp`.
 """
 
+from __future__ import annotations
+
 from time import perf_counter
 
 import numpy as np
 import pulp
 from anonratio.exact.gps_rectangles.cpsat import _bounds, _finish_run, _solve_iv
 from anonratio.exact.run import run_pulp
+from anonratio.instances import Solution
 from anonratio.instances.gps_rectangles.grid import grid_weights
+from anonratio.instances.gps_rectangles.instance import GpsRectanglesInstance
 
 __all__ = ["solve_ilp", "solve_highs", "solve_cbc"]
 
@@ -32,7 +36,47 @@ def _candidates(grid, k, ub):
     return cells, wt[ia, ib]
 
 
-def solve_ilp(instance, *, solver="highs", time_limit=60.0, seed=0, threads=1, hint=None):
+def _ilp_model(cells, wt, lb, ub, nx, ny):
+    """The set-partitioning ILP over the candidates ``cells`` (weights ``wt``): ``(prob, x, T)``."""
+    prob = pulp.LpProblem("gps_rectangles", pulp.LpMinimize)
+    # x[r]: candidate r is one of the rectangles.
+    x = [prob.add_variable(f"x_{r}", 0, 1, cat="Binary") for r in range(len(cells))]
+    # T: the heaviest chosen rectangle (objective), between the bounds.
+    T = prob.add_variable("T", lb, max(lb, ub), cat="Integer")
+    prob += T
+    # Every cell lies in exactly one chosen rectangle.
+    cover = [[[] for _ in range(ny)] for _ in range(nx)]
+    for r, (i0, j0, i1, j1) in enumerate(cells.tolist()):
+        for i in range(i0, i1 + 1):
+            for j in range(j0, j1 + 1):
+                cover[i][j].append(x[r])
+    for i in range(nx):
+        for j in range(ny):
+            prob += pulp.lpSum(cover[i][j]) == 1, f"cell_{i}_{j}"
+    # The objective bounds every chosen rectangle's weight.
+    for r in range(len(cells)):
+        if wt[r] > lb:
+            prob += T >= int(wt[r]) * x[r], f"T_{r}"
+    return prob, x, T
+
+
+def _ilp_hint(cells, hint_cells, hint_cost, x, T):
+    """A MIP start: the hint's rectangles among the candidates, and its cost."""
+    chosen = {tuple(c) for c in hint_cells.tolist()}
+    for r, c in enumerate(cells.tolist()):
+        x[r].setInitialValue(int(tuple(c) in chosen))
+    T.setInitialValue(hint_cost)
+
+
+def solve_ilp(
+    instance: GpsRectanglesInstance,
+    *,
+    solver: str = "highs",
+    time_limit: float = 60.0,
+    seed: int | None = 0,
+    threads: int = 1,
+    hint: Solution | None = None,
+) -> Solution:
     """Optimal rectangle partition as a set-partitioning ILP over candidate rectangles.
 
     Same contract as :func:`~anonratio.exact.gps_rectangles.cpsat.solve_cpsat`; ``status="optimal"``
@@ -77,29 +121,9 @@ def solve_ilp(instance, *, solver="highs", time_limit=60.0, seed=0, threads=1, h
     grid = grid_weights(instance)
     nx, ny = grid.shape
     cells, wt = _candidates(grid, instance.k, ub)
-    prob = pulp.LpProblem("gps_rectangles", pulp.LpMinimize)
-    # x[r]: candidate r is one of the rectangles.
-    x = [prob.add_variable(f"x_{r}", 0, 1, cat="Binary") for r in range(len(cells))]
-    T = prob.add_variable("T", lb, max(lb, ub), cat="Integer")
-    prob += T
-    # Every cell lies in exactly one chosen rectangle.
-    cover = [[[] for _ in range(ny)] for _ in range(nx)]
-    for r, (i0, j0, i1, j1) in enumerate(cells.tolist()):
-        for i in range(i0, i1 + 1):
-            for j in range(j0, j1 + 1):
-                cover[i][j].append(x[r])
-    for i in range(nx):
-        for j in range(ny):
-            prob += pulp.lpSum(cover[i][j]) == 1, f"cell_{i}_{j}"
-    # The objective bounds every chosen rectangle's weight.
-    for r in range(len(cells)):
-        if wt[r] > lb:
-            prob += T >= int(wt[r]) * x[r], f"T_{r}"
+    prob, x, T = _ilp_model(cells, wt, lb, ub, nx, ny)
     if hint_cells is not None:
-        chosen = {tuple(c) for c in hint_cells.tolist()}
-        for r, c in enumerate(cells.tolist()):
-            x[r].setInitialValue(int(tuple(c) in chosen))
-        T.setInitialValue(hint_cost)
+        _ilp_hint(cells, hint_cells, hint_cost, x, T)
     run = run_pulp(
         prob,
         solver=solver,
@@ -131,14 +155,28 @@ def solve_ilp(instance, *, solver="highs", time_limit=60.0, seed=0, threads=1, h
     )
 
 
-def solve_highs(instance, *, time_limit=60.0, seed=0, threads=1, hint=None):
+def solve_highs(
+    instance: GpsRectanglesInstance,
+    *,
+    time_limit: float = 60.0,
+    seed: int | None = 0,
+    threads: int = 1,
+    hint: Solution | None = None,
+) -> Solution:
     """:func:`solve_ilp` with HiGHS (``algorithm="gps-highs"``)."""
     return solve_ilp(
         instance, solver="highs", time_limit=time_limit, seed=seed, threads=threads, hint=hint
     )
 
 
-def solve_cbc(instance, *, time_limit=60.0, seed=0, threads=1, hint=None):
+def solve_cbc(
+    instance: GpsRectanglesInstance,
+    *,
+    time_limit: float = 60.0,
+    seed: int | None = 0,
+    threads: int = 1,
+    hint: Solution | None = None,
+) -> Solution:
     """:func:`solve_ilp` with CBC (``algorithm="gps-cbc"``)."""
     return solve_ilp(
         instance, solver="cbc", time_limit=time_limit, seed=seed, threads=threads, hint=hint

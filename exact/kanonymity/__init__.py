@@ -4,6 +4,11 @@ HiGHS / CBC through PuLP (column generation, reduced-cost fixing, hints).
 ``solve_k_anonymity(instance, method=...)`` dispatches on ``method`` through :data:`METHODS`.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
+from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.validation import dispatch
 
 from .cpsat import solve_cpsat
@@ -15,7 +20,9 @@ __all__ = ["solve_k_anonymity", "METHODS", "solve_cpsat", "solve_highs", "solve_
 METHODS = {"cpsat": solve_cpsat, "highs": solve_highs, "cbc": solve_cbc}
 
 
-def solve_k_anonymity(instance, *, method="cpsat", **kwargs):
+def solve_k_anonymity(
+    instance: KAnonymityInstance, *, method: str = "cpsat", **kwargs: Any
+) -> Solution:
     """Solve a k-anonymity instance exactly (or to a time limit, with its bound).
 
     Parameters

@@ -27,10 +27,14 @@ Why it is exact and why it is small enough:
 The solve loop that uses all this is in :mod:`anonratio.exact.kanonymity.set_partitioning`.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from time import perf_counter
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -111,19 +115,19 @@ class KAnonData:
     lb_nn: float  # max(sum_i c_i d_i, lower_bound(instance)), objective units
 
     @property
-    def k(self):
+    def k(self) -> int:
         return self.instance.k
 
     @property
-    def u(self):
+    def u(self) -> int:
         return len(self.counts)
 
     @property
-    def width(self):
+    def width(self) -> int:
         return 2 * self.instance.k - 1
 
 
-def prepare(instance, *, need_integral=False):
+def prepare(instance: KAnonymityInstance, *, need_integral: bool = False) -> KAnonData:
     """Collapse identical records and compute levels, scaled costs and nearest-neighbour prices."""
     table, k = instance.table, instance.k
     unique, inverse, counts = table.unique_records()
@@ -166,7 +170,7 @@ class Columns:
         return len(self.cost)
 
     @classmethod
-    def concat(cls, parts, width):
+    def concat(cls, parts: Iterable[Columns], width: int) -> Columns:
         parts = [p for p in parts if len(p)]
         if not parts:
             return cls(np.zeros((0, width), np.int64), np.zeros(0))
@@ -175,14 +179,14 @@ class Columns:
         mem, first = np.unique(mem, axis=0, return_index=True)
         return cls(mem, cost[first])
 
-    def incidence(self, u):
+    def incidence(self, u: int) -> sp.csr_matrix:
         """``A[i, G]`` = copies of record ``i`` in group ``G`` (CSR, u × N)."""
         col = np.repeat(np.arange(len(self)), self.members.shape[1])
         row = self.members.reshape(-1)
         keep = row >= 0
         return sp.csr_matrix((np.ones(keep.sum()), (row[keep], col[keep])), shape=(u, len(self)))
 
-    def zmax(self, a, counts):
+    def zmax(self, a: sp.spmatrix, counts: np.ndarray) -> np.ndarray:
         """How often each group can be used: ``min_i floor(c_i / mult_G(i))``."""
         a = a.tocsc()
         ratio = counts[a.indices] // a.data.astype(np.int64)
@@ -193,8 +197,14 @@ class Columns:
 # enumeration of groups by reduced cost
 # ---------------------------------------------------------------------------------------------
 def enumerate_groups(
-    d, pi, threshold, *, max_partials=2_000_000, max_columns=1_000_000, deadline=None
-):
+    d: KAnonData,
+    pi: np.ndarray,
+    threshold: float,
+    *,
+    max_partials: int = 2_000_000,
+    max_columns: int = 1_000_000,
+    deadline: float | None = None,
+) -> tuple[Columns, np.ndarray, bool]:
     """Every group with reduced cost ``cost_G − pi(G) <= threshold``, grown from its representative.
 
     A partial group ``P`` (ascending members, ``s`` copies) grows only by records ``>= its last
@@ -243,39 +253,11 @@ def enumerate_groups(
             lo += len(blk)
             if first >= u:
                 continue
-            cand = np.arange(first, u)
-            valid = cand[None, :] >= start[blk][:, None]  # (B, W) the children of each partial
-            clev = np.maximum(lev[blk][:, None, :], d.levels[mem[blk, 0]][:, first:, :])
-            p = clev @ d.a  # per-copy cost of each child
-            rc = size * p - (pis[blk][:, None] + pi[cand][None, :])
-            rc[~valid] = np.inf
-            if size >= k:
-                bi, ci = np.nonzero(rc <= thr)
-                if len(bi):
-                    grp = np.full((len(bi), width), -1, dtype=np.int64)
-                    grp[:, :s] = mem[blk[bi]]
-                    grp[:, s] = cand[ci]
-                    out_mem.append(grp)
-                    out_cost.append(size * p[bi, ci])
-                    out_rc.append(rc[bi, ci])
-                    n_out += len(bi)
+            kids = _children(d, pi, mem, lev, pis, blk, first, start, size)
+            if size >= k:  # the children are groups: keep those of reduced cost <= threshold
+                n_out += _emit(kids, mem[blk], size, width, thr, out_mem, out_cost, out_rc)
             if keep_growing:
-                # each further copy j >= i pays at least p(P + {j}) - pi_j: suffix minimum
-                delta = np.where(valid, p - pi[cand][None, :], np.inf)
-                suffix = np.minimum.accumulate(delta[:, ::-1], axis=1)[:, ::-1]
-                after = np.concatenate([suffix[:, 1:], np.full((len(blk), 1), np.inf)], axis=1)
-                crun = np.where(cand[None, :] == last[blk][:, None], run[blk][:, None] + 1, 1)
-                m_new = np.where(crun < counts[cand][None, :], suffix, after)
-                m_old = p - smax[cand][None, :]
-                with np.errstate(invalid="ignore"):
-                    add_new = tmin * m_new + (tmax - tmin) * np.minimum(m_new, 0.0)
-                    add_old = np.where(m_old >= 0, tmin * m_old, tmax * m_old)
-                    bound = rc + np.maximum(np.nan_to_num(add_new, nan=0.0), add_old)
-                bi, ci = np.nonzero(bound <= thr)
-                nxt.append(
-                    (np.column_stack([mem[blk[bi]], cand[ci]]), clev[bi, ci],
-                     pis[blk[bi]] + pi[cand[ci]], crun[bi, ci], bound[bi, ci])
-                )  # fmt: skip
+                nxt.append(_grown(d, pi, smax, kids, blk, mem, pis, last, run, tmin, tmax, thr))
             if n_out > max_columns:
                 out_mem, out_cost, out_rc = _best(out_mem, out_cost, out_rc, max_columns)
                 n_out, exhaustive = max_columns, False
@@ -294,6 +276,62 @@ def enumerate_groups(
         np.concatenate(out_rc),
         exhaustive,
     )
+
+
+@dataclass
+class _Children:
+    """The children ``P + {i}`` (``i`` in ``cand``) of a block of partial groups ``P``."""
+
+    cand: np.ndarray  # (W,) the records i >= the block's first start
+    valid: np.ndarray  # (B, W) i is a child of the partial (i >= its start)
+    clev: np.ndarray  # (B, W, m) levels of each child
+    p: np.ndarray  # (B, W) per-copy cost of each child
+    rc: np.ndarray  # (B, W) reduced cost of each child (inf where not valid)
+
+
+def _children(d, pi, mem, lev, pis, blk, first, start, size):
+    """Levels, per-copy costs and reduced costs of the children of the partials ``blk``."""
+    cand = np.arange(first, d.u)
+    valid = cand[None, :] >= start[blk][:, None]  # (B, W) the children of each partial
+    clev = np.maximum(lev[blk][:, None, :], d.levels[mem[blk, 0]][:, first:, :])
+    p = clev @ d.a  # per-copy cost of each child
+    rc = size * p - (pis[blk][:, None] + pi[cand][None, :])
+    rc[~valid] = np.inf
+    return _Children(cand, valid, clev, p, rc)
+
+
+def _emit(kids, parents, size, width, thr, out_mem, out_cost, out_rc):
+    """Append the children with ``rc <= thr`` (groups of ``size`` copies) to the outputs; count."""
+    s = size - 1
+    bi, ci = np.nonzero(kids.rc <= thr)
+    if len(bi):
+        grp = np.full((len(bi), width), -1, dtype=np.int64)
+        grp[:, :s] = parents[bi]
+        grp[:, s] = kids.cand[ci]
+        out_mem.append(grp)
+        out_cost.append(size * kids.p[bi, ci])
+        out_rc.append(kids.rc[bi, ci])
+    return len(bi)
+
+
+def _grown(d, pi, smax, kids, blk, mem, pis, last, run, tmin, tmax, thr):
+    """The children worth growing (best completion ``<= thr``), as a partial-groups tuple."""
+    cand, valid, clev, p, rc = kids.cand, kids.valid, kids.clev, kids.p, kids.rc
+    counts = d.counts
+    # each further copy j >= i pays at least p(P + {j}) - pi_j: suffix minimum
+    delta = np.where(valid, p - pi[cand][None, :], np.inf)
+    suffix = np.minimum.accumulate(delta[:, ::-1], axis=1)[:, ::-1]
+    after = np.concatenate([suffix[:, 1:], np.full((len(blk), 1), np.inf)], axis=1)
+    crun = np.where(cand[None, :] == last[blk][:, None], run[blk][:, None] + 1, 1)
+    m_new = np.where(crun < counts[cand][None, :], suffix, after)
+    m_old = p - smax[cand][None, :]
+    with np.errstate(invalid="ignore"):
+        add_new = tmin * m_new + (tmax - tmin) * np.minimum(m_new, 0.0)
+        add_old = np.where(m_old >= 0, tmin * m_old, tmax * m_old)
+        bound = rc + np.maximum(np.nan_to_num(add_new, nan=0.0), add_old)
+    bi, ci = np.nonzero(bound <= thr)
+    return (np.column_stack([mem[blk[bi]], cand[ci]]), clev[bi, ci],
+            pis[blk[bi]] + pi[cand[ci]], crun[bi, ci], bound[bi, ci])  # fmt: skip
 
 
 def _best_partials(parts, n):
@@ -334,7 +372,14 @@ def _master_lp(d, cols, deadline):
     return float(res.fun), np.asarray(res.eqlin.marginals, dtype=float)
 
 
-def column_generation(d, pool, *, deadline, max_new=None, max_iter=200):
+def column_generation(
+    d: KAnonData,
+    pool: Columns,
+    *,
+    deadline: float,
+    max_new: int | None = None,
+    max_iter: int = 200,
+) -> tuple[np.ndarray, float, Columns, dict[str, Any]]:
     """Raise the lower bound from the nearest-neighbour prices towards the LP bound.
 
     Wentges-stabilized column generation: price at ``alpha * center + (1 − alpha) * pi_LP``; when
@@ -378,7 +423,9 @@ def column_generation(d, pool, *, deadline, max_new=None, max_iter=200):
     return center, bound, pool, info
 
 
-def initial_pool(d, *, deadline, target=None, max_columns=50_000):
+def initial_pool(
+    d: KAnonData, *, deadline: float, target: int | None = None, max_columns: int = 50_000
+) -> Columns:
     """Groups of small reduced cost at the nearest-neighbour prices (about ``10 u`` of them)."""
     target = target or 10 * d.u
     thr, cols = max(float(d.a.min()), 1e-9), Columns.concat([], d.width)

@@ -5,11 +5,14 @@ The formulation, its bounds and the solve loop are described in
 program as a CP-SAT model.
 """
 
+from __future__ import annotations
+
 import math
 
 import numpy as np
 from anonratio.exact.kanonymity.set_partitioning import solve_by_columns
 from anonratio.exact.run import run_cpsat
+from anonratio.instances import KAnonymityInstance, Solution
 from ortools.sat.python import cp_model
 
 __all__ = ["solve_cpsat"]
@@ -87,7 +90,15 @@ def _sp_cpsat(task):
     return run, z_val, del_val
 
 
-def solve_cpsat(instance, *, time_limit=60.0, seed=0, threads=1, hint=None, upper_bound=None):
+def solve_cpsat(
+    instance: KAnonymityInstance,
+    *,
+    time_limit: float = 60.0,
+    seed: int | None = 0,
+    threads: int = 1,
+    hint: Solution | np.ndarray | None = None,
+    upper_bound: float | None = None,
+) -> Solution:
     """Minimum-cost k-anonymous partition with CP-SAT (suppression or generalization).
 
     Finds a partition of the records into groups of at least ``k`` (records labelled ``-1`` are

@@ -7,12 +7,15 @@ program with PuLP and solves it with ``pulp.HiGHS`` (highspy, in process) or
 (:func:`anonratio.exact.run.run_pulp`), never from PuLP's ``prob.status``.
 """
 
+from __future__ import annotations
+
 import math
 
 import numpy as np
 import pulp
 from anonratio.exact.kanonymity.set_partitioning import solve_by_columns
 from anonratio.exact.run import run_pulp
+from anonratio.instances import KAnonymityInstance, Solution
 
 __all__ = ["solve_highs", "solve_cbc"]
 
@@ -160,11 +163,27 @@ _DOC = """Minimum-cost k-anonymous partition with {name} via PuLP (suppression o
     """
 
 
-def solve_highs(instance, *, time_limit=60.0, seed=0, threads=1, hint=None, upper_bound=None):
+def solve_highs(
+    instance: KAnonymityInstance,
+    *,
+    time_limit: float = 60.0,
+    seed: int | None = 0,
+    threads: int = 1,
+    hint: Solution | np.ndarray | None = None,
+    upper_bound: float | None = None,
+) -> Solution:
     return _solve(instance, "highs", time_limit, seed, threads, hint, upper_bound)
 
 
-def solve_cbc(instance, *, time_limit=60.0, seed=0, threads=1, hint=None, upper_bound=None):
+def solve_cbc(
+    instance: KAnonymityInstance,
+    *,
+    time_limit: float = 60.0,
+    seed: int | None = 0,
+    threads: int = 1,
+    hint: Solution | np.ndarray | None = None,
+    upper_bound: float | None = None,
+) -> Solution:
     return _solve(instance, "cbc", time_limit, seed, threads, hint, upper_bound)
 
 

@@ -19,7 +19,10 @@ argument are in :mod:`anonratio.exact.kanonymity.columns`. The loop:
    proven bound: ``min(round bound, LB + Delta)`` and never below ``LB``.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from time import perf_counter
 
@@ -35,8 +38,10 @@ from anonratio.exact.kanonymity.columns import (
     initial_pool,
     prepare,
 )
-from anonratio.exact.run import check_run_options, relative_gap
+from anonratio.exact.options import check_hint_labels, check_upper_bound
+from anonratio.exact.run import RunResult, check_run_options, relative_gap
 from anonratio.instances import KAnonymityInstance, Solution, lower_bound, verify
+from anonratio.instances.validation import check_instance
 
 __all__ = [
     "Incumbent",
@@ -90,7 +95,7 @@ def _incumbent(d, groups):
     return Incumbent(cols, z, dele, float(cols.cost @ z + d.del_coef * dele.sum()))
 
 
-def hint_incumbent(d, labels):
+def hint_incumbent(d: KAnonData, labels: np.ndarray) -> Incumbent:
     """The incumbent of a feasible labelling (label -1: deleted)."""
     inverse = np.empty(d.instance.n, dtype=np.int64)
     for i, r in enumerate(d.records):
@@ -116,7 +121,7 @@ def _fill(cand, left, k):
     return cand[take > 0], take[take > 0]
 
 
-def greedy_incumbent(d, deadline=None):
+def greedy_incumbent(d: KAnonData, deadline: float | None = None) -> Incumbent | None:
     """A quick feasible partition: records in increasing order of their nearest-neighbour price
     (tight neighbourhoods first) each gather their nearest remaining copies into a group of
     ``k``; the last fewer than ``k`` copies join the group of the record nearest to them.
@@ -136,7 +141,7 @@ def greedy_incumbent(d, deadline=None):
     return _incumbent(d, groups)
 
 
-def nn_groups(d):
+def nn_groups(d: KAnonData) -> Columns:
     """For every unique record, the group of ``k`` copies nearest to it (starting columns)."""
     rows = []
     for i in range(d.u):
@@ -148,7 +153,7 @@ def nn_groups(d):
     return Columns(mem, _group_cost(d, mem))
 
 
-def decode(d, inc):
+def decode(d: KAnonData, inc: Incumbent) -> np.ndarray:
     """Labels of an incumbent: group ``g`` gets label ``g``; deleted copies get ``-1``."""
     labels = np.full(d.instance.n, -1, dtype=np.int64)
     nxt = np.zeros(d.u, dtype=np.int64)
@@ -188,29 +193,10 @@ class SPTask:
 
 def _solve_iv(instance, time_limit, seed, threads, hint, upper_bound):
     """Validate the options of the exact k-anonymity solvers (shared by every method)."""
-    if not isinstance(instance, KAnonymityInstance):
-        raise TypeError(f"`instance` must be a KAnonymityInstance, got {type(instance).__name__}")
+    check_instance(instance, KAnonymityInstance)
     time_limit, solver_seed, threads = check_run_options(time_limit, seed, threads)
-    if upper_bound is not None:
-        if (
-            isinstance(upper_bound, bool)
-            or not isinstance(upper_bound, int | float | np.integer | np.floating)
-            or not upper_bound >= 0
-        ):
-            raise ValueError(f"`upper_bound` must be a number >= 0 or None, got {upper_bound!r}")
-        upper_bound = float(upper_bound)
-    labels = None
-    if hint is not None:
-        labels = hint.labels if isinstance(hint, Solution) else hint
-        if labels is None:
-            raise ValueError("`hint` must be a Solution with labels or an array of labels")
-        labels = np.asarray(labels)
-        check = verify(instance, labels, strict=False)
-        if not check.feasible:
-            raise ValueError(
-                f"`hint` must be a feasible solution: {'; '.join(check.violations[:3])}"
-            )
-        labels = labels.astype(np.int64)
+    upper_bound = check_upper_bound(upper_bound)
+    labels = check_hint_labels(instance, hint)
     return time_limit, solver_seed, threads, labels, upper_bound
 
 
@@ -231,21 +217,40 @@ class _Loop:
     bound: float = 0.0  # best proven lower bound
     status: str | None = None
     info: dict = field(default_factory=dict)
+    limit: float | None = None  # no cost above it matters: the incumbent's or upper_bound
+    delta: float = 0.0  # the next round enumerates the groups with rc <= delta
+    too_big: float = np.inf  # the smallest delta known to give too many groups
+    run: RunResult | None = None  # the last round's solver run
+
+
+def _granularity(d):
+    """Cost granularity: 1 for integral costs (a bound rounds up to the next integer), else 0."""
+    return 1.0 if d.integral else 0.0
+
+
+def _tol(d):
+    """Tolerance of cost comparisons, in objective units."""
+    return 1e-6 * max(1.0, d.lb_nn)
+
+
+def _proof(d, base, delta):
+    """Any partition using a group with ``rc > delta`` costs at least this."""
+    return math.floor(base + delta + 1e-9) + 1 if d.integral else base + delta
 
 
 def solve_by_columns(
-    instance,
-    sp_solve,
+    instance: KAnonymityInstance,
+    sp_solve: Callable[[SPTask], tuple[RunResult, np.ndarray | None, np.ndarray | None]],
     *,
-    algorithm,
-    time_limit,
-    seed,
-    threads,
-    hint,
-    upper_bound,
-    need_integral=False,
-    max_columns=300_000,
-):
+    algorithm: str,
+    time_limit: float,
+    seed: int | None,
+    threads: int,
+    hint: Solution | np.ndarray | None,
+    upper_bound: float | None,
+    need_integral: bool = False,
+    max_columns: int = 300_000,
+) -> Solution:
     """Run the exact pipeline (bound, then reduced-cost enumeration rounds) with ``sp_solve``.
 
     Returns the :class:`Solution`; ``status="optimal"`` only when the last set-partitioning round
@@ -256,7 +261,6 @@ def solve_by_columns(
     time_limit, solver_seed, threads, labels, upper_bound = _solve_iv(
         instance, time_limit, seed, threads, hint, upper_bound
     )
-    deadline = t0 + time_limit
     params = {
         **instance.params, "time_limit": time_limit, "threads": threads,
         "upper_bound": upper_bound, "hint": hint is not None,
@@ -267,29 +271,46 @@ def solve_by_columns(
         return _too_large(
             instance, labels, exc, algorithm=algorithm, seed=seed, t0=t0, params=params
         )
-    g = 1.0 if d.integral else 0.0  # cost granularity
-    tol = 1e-6 * max(1.0, d.lb_nn)
-    roundup = (lambda x: math.ceil(x - 1e-6)) if d.integral else (lambda x: x)
-    # the incumbent: the hint or a greedy partition, whichever is cheaper
+    st = _start(d, labels, upper_bound, t0=t0, time_limit=time_limit)
+    center, base = _bound_phase(d, st, t0=t0, time_limit=time_limit)
+    _before_rounds(d, st, base)
+    _rounds(
+        d, st, sp_solve, center, base,
+        deadline=t0 + time_limit, seed=solver_seed, threads=threads, max_columns=max_columns,
+    )  # fmt: skip
+    return _finish(d, st, st.run, algorithm=algorithm, seed=seed, t0=t0, params=params)
+
+
+def _start(d, labels, upper_bound, *, t0, time_limit):
+    """Step 0: the incumbent is the hint or a greedy partition, whichever is cheaper."""
     st = _Loop(inc=hint_incumbent(d, labels) if labels is not None else None)
     greedy = greedy_incumbent(d, deadline=t0 + 0.1 * time_limit)
     if greedy is not None and (st.inc is None or greedy.cost < st.inc.cost):
         st.inc = greedy
     st.info["start_cost"] = None if st.inc is None else st.inc.cost / d.scale
     ub = None if upper_bound is None else upper_bound * d.scale
-    limit = ub if st.inc is None else min(st.inc.cost, ub if ub is not None else np.inf)
+    st.limit = ub if st.inc is None else min(st.inc.cost, ub if ub is not None else np.inf)
+    return st
 
-    # phase 1: a dual-feasible price vector with a high bound (at most half of the time)
+
+def _bound_phase(d, st, *, t0, time_limit):
+    """Step 1: a dual-feasible price vector with a high bound (at most half of the time).
+
+    Sets the loop's bound; returns the prices ``center`` and their bound ``base = pi·c``.
+    """
+    roundup = (lambda x: math.ceil(x - 1e-6)) if d.integral else (lambda x: x)
     starts = [initial_pool(d, deadline=t0 + 0.25 * time_limit), nn_groups(d)]
     pool = Columns.concat(starts + ([st.inc.columns] if st.inc else []), d.width)
     center, base, pool, cg_info = column_generation(d, pool, deadline=t0 + 0.5 * time_limit)
     st.bound = roundup(max(base, d.lb_nn))
     st.info.update(cg_info, lp_bound=base / d.scale, nn_bound=d.lb_nn / d.scale, rounds=0)
     st.info["time_bound"] = perf_counter() - t0
+    return center, base
 
-    def proof(delta):  # any partition using a group with rc > delta costs at least this
-        return math.floor(base + delta + 1e-9) + 1 if d.integral else base + delta
 
+def _before_rounds(d, st, base):
+    """Settle the run when the bound alone does; else the first round's ``delta``."""
+    g, tol, limit = _granularity(d), _tol(d), st.limit
     if limit is not None and limit < st.bound - tol:
         st.status = "infeasible"  # no partition costs at most upper_bound
     elif st.inc is not None and st.inc.cost <= st.bound + tol:
@@ -298,65 +319,81 @@ def solve_by_columns(
     delta = max(g, float(d.a.min()))
     if limit is not None:
         delta = min(delta, limit - base - (g if st.inc is not None and limit == st.inc.cost else 0))
+    st.delta = delta
+
+
+def _rounds(d, st, sp_solve, center, base, *, deadline, seed, threads, max_columns):
+    """Step 2: reduced-cost enumeration rounds until a proof, the deadline or the group cap."""
     min_delta = 1e-6 * max(1.0, base)
-    run, too_big = None, np.inf  # the smallest delta known to give too many groups
     while st.status is None:
         st.info["rounds"] += 1
         try:
             cols, _, complete = enumerate_groups(
-                d, center, delta, max_columns=max_columns, deadline=deadline
+                d, center, st.delta, max_columns=max_columns, deadline=deadline
             )
         except Timeout:
             st.status = "time_limit"
             break
-        if not complete and delta > min_delta:  # too many groups: a smaller delta proves less
-            too_big = min(too_big, delta)
-            delta /= 2
+        if not complete and st.delta > min_delta:  # too many groups: a smaller delta proves less
+            st.too_big = min(st.too_big, st.delta)
+            st.delta /= 2
             continue
         if st.inc is not None:
             cols = Columns.concat([cols, st.inc.columns], d.width)
         a = cols.incidence(d.u)
         task = SPTask(
-            d, cols, a, cols.zmax(a, d.counts), st.bound, limit,
+            d, cols, a, cols.zmax(a, d.counts), st.bound, st.limit,
             None if st.inc is None else _hint_on(cols, st.inc),
             None if st.inc is None else st.inc.dele,
-            max(1e-3, deadline - perf_counter()), solver_seed, threads,
+            max(1e-3, deadline - perf_counter()), seed, threads,
         )  # fmt: skip
-        run, z, dele = sp_solve(task)
-        st.info.update(n_columns=len(cols), delta=delta / d.scale)
-        if run.has_solution:
-            z = np.rint(z)
-            dele = np.zeros(d.u) if dele is None else np.rint(dele)
-            cost = float(cols.cost @ z + d.del_coef * dele.sum())
-            if st.inc is None or cost < st.inc.cost - tol:
-                st.inc = Incumbent(cols, z, dele, cost)
-            limit = st.inc.cost if limit is None else min(limit, st.inc.cost)
+        st.run, z, dele = sp_solve(task)
+        st.info.update(n_columns=len(cols), delta=st.delta / d.scale)
+        _take_solution(d, st, cols, z, dele)
         # every partition using a group outside `cols` costs at least `outside`
-        outside = proof(delta) if complete else st.bound
-        if run.status == "optimal":
-            if st.inc.cost <= outside + tol:
-                st.status = "optimal"
-            else:  # widen, at most doubling: a poor incumbent would ask for too many groups
-                st.bound = max(st.bound, outside)
-                delta = min(st.inc.cost - base - g, 2 * delta + g)
-        elif run.status == "infeasible":
-            # no partition of cost in [bound, limit] uses only these groups
-            if limit is not None and outside > limit + tol:
-                covered = st.inc is not None and st.inc.cost <= limit + tol
-                st.status = "optimal" if covered else "infeasible"
-            else:
-                st.bound = max(st.bound, outside)
-                delta = 2 * delta + g
-        else:  # the round ran out of time (or failed): keep what it proved
-            sp_bound = run.bound if run.bound is not None else st.bound
-            st.bound = max(st.bound, min(outside, sp_bound))
-            st.status = run.status if run.status in ("error", "feasible") else "time_limit"
-            if run.status == "error":
-                st.info["reason"] = run.info.get("reason", "solver error")
-        if st.status is None and delta >= too_big:  # the next round would need too many groups
+        _after_round(d, st, _proof(d, base, st.delta) if complete else st.bound, base)
+        if st.status is None and st.delta >= st.too_big:  # the next round: too many groups
             st.status = "feasible" if st.inc is not None else "error"
             st.info["reason"] = f"group enumeration capped at max_columns={max_columns}"
-    return _finish(d, st, run, algorithm=algorithm, seed=seed, t0=t0, params=params)
+
+
+def _take_solution(d, st, cols, z, dele):
+    """A round's partition becomes the incumbent when cheaper; the limit follows it."""
+    if not st.run.has_solution:
+        return
+    tol = _tol(d)
+    z = np.rint(z)
+    dele = np.zeros(d.u) if dele is None else np.rint(dele)
+    cost = float(cols.cost @ z + d.del_coef * dele.sum())
+    if st.inc is None or cost < st.inc.cost - tol:
+        st.inc = Incumbent(cols, z, dele, cost)
+    st.limit = st.inc.cost if st.limit is None else min(st.limit, st.inc.cost)
+
+
+def _after_round(d, st, outside, base):
+    """What a round proved, given ``outside`` (the cost of any partition using another group):
+    optimality, infeasibility, or a higher bound and the next ``delta``; or the run ends."""
+    g, tol, run, limit = _granularity(d), _tol(d), st.run, st.limit
+    if run.status == "optimal":
+        if st.inc.cost <= outside + tol:
+            st.status = "optimal"
+        else:  # widen, at most doubling: a poor incumbent would ask for too many groups
+            st.bound = max(st.bound, outside)
+            st.delta = min(st.inc.cost - base - g, 2 * st.delta + g)
+    elif run.status == "infeasible":
+        # no partition of cost in [bound, limit] uses only these groups
+        if limit is not None and outside > limit + tol:
+            covered = st.inc is not None and st.inc.cost <= limit + tol
+            st.status = "optimal" if covered else "infeasible"
+        else:
+            st.bound = max(st.bound, outside)
+            st.delta = 2 * st.delta + g
+    else:  # the round ran out of time (or failed): keep what it proved
+        sp_bound = run.bound if run.bound is not None else st.bound
+        st.bound = max(st.bound, min(outside, sp_bound))
+        st.status = run.status if run.status in ("error", "feasible") else "time_limit"
+        if run.status == "error":
+            st.info["reason"] = run.info.get("reason", "solver error")
 
 
 def _finish(d, st, run, *, algorithm, seed, t0, params):

@@ -8,12 +8,15 @@ optimal: ``sizes = [2, 1, 2, 2, 2]``, ``k = 3`` gives ``[2 1][2 2][2] -> [2 1][2
 while ``[2 1 2][2 2]`` costs 5. We therefore implement a provably optimal method instead.
 """
 
+from __future__ import annotations
+
 import time
-from numbers import Integral
+from typing import Any
 
 import numpy as np
 from anonratio.instances.ordered_labels.instance import OrderedLabelsInstance, ordered_lower_bound
 from anonratio.instances.solution import Solution
+from anonratio.instances.validation import check_seed
 
 __all__ = ["ordered_greedy", "intervals_feasible"]
 
@@ -25,7 +28,7 @@ def _ordered_iv(instance):
         )
 
 
-def intervals_feasible(prefix, k, cap):
+def intervals_feasible(prefix: np.ndarray, k: int, cap: int) -> list[int] | None:
     """Cut points of a partition into intervals of weight in ``[k, cap]``, or ``None``.
 
     ``prefix`` is ``[0, x_0, x_0 + x_1, ...]`` (length ``n + 1``). ``reach[j]`` says that the
@@ -63,7 +66,7 @@ def intervals_feasible(prefix, k, cap):
     return starts[::-1]
 
 
-def ordered_greedy(instance, *, seed=None):
+def ordered_greedy(instance: OrderedLabelsInstance, *, seed: Any = None) -> Solution:
     """Optimal partition of ordered labels into consecutive intervals of weight ``>= k``.
 
     Guarantee: ratio 1 (exact) for every instance. For a cap ``M``, :func:`intervals_feasible`
@@ -104,6 +107,7 @@ def ordered_greedy(instance, *, seed=None):
     (5.0, [0, 0, 0, 1, 1])
     """
     _ordered_iv(instance)
+    seed = check_seed(seed)  # deterministic: recorded only
     t0 = time.perf_counter()
     prefix = np.r_[0, np.cumsum(instance.sizes)]
     lo, source = ordered_lower_bound(instance)
@@ -128,7 +132,7 @@ def ordered_greedy(instance, *, seed=None):
         labels=labels,
         algorithm="ordered-greedy",
         params=instance.params,
-        seed=int(seed) if isinstance(seed, Integral) and not isinstance(seed, bool) else None,
+        seed=seed,
         status="optimal",
         objective=value,
         lower_bound=value,

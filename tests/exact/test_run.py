@@ -1,4 +1,5 @@
-"""exact/run.py: status decisions from the solver's own proof, on fakes and on real solvers."""
+"""exact/run.py (status.py, options.py, pulp_run.py): status decisions from the solver's own proof,
+on fakes and on real solvers."""
 
 import math
 from types import SimpleNamespace
@@ -7,11 +8,13 @@ import highspy
 import numpy as np
 import pulp
 import pytest
+from anonratio.exact.options import check_upper_bound
+from anonratio.exact.pulp_run import _cbc_outcome, _highs_outcome
 from anonratio.exact.run import (
-    _cbc_outcome,
-    _highs_outcome,
+    HIGHS_LIMITS,
     check_run_options,
     decide_status,
+    highs_claims,
     relative_gap,
     run_cpsat,
     run_pulp,
@@ -89,6 +92,15 @@ def test_bound_beyond_the_incumbent():
     assert decide_status(has_solution=True, objective=5.0, bound=4.0, sense="max")[0] == "error"
 
 
+def test_absolute_tolerance():
+    # abs_tol replaces tol * max(1, |objective|): the factor ILP's absolute MIP gap
+    kw = {"has_solution": True, "objective": 100.0, "bound": 100.0 - 5e-5, "hit_limit": True}
+    assert decide_status(**kw)[0] == "optimal"  # within 1e-6 * 100
+    assert decide_status(**kw, abs_tol=1e-7) == ("time_limit", 100.0 - 5e-5)
+    assert decide_status(**{**kw, "bound": 100.0 - 5e-8}, abs_tol=1e-7)[0] == "optimal"
+    assert decide_status(**{**kw, "bound": 100.0 + 5e-7}, abs_tol=1e-7) == ("error", None)
+
+
 def test_relative_gap():
     assert relative_gap(10.0, 8.0) == pytest.approx(0.2)
     assert relative_gap(0.0, 0.0) == 0.0
@@ -104,8 +116,8 @@ def test_relative_gap():
         ((True, 0, 1), r"`time_limit` must be a positive finite number of seconds, got True"),
         ((1, 0, 0), r"`threads` must be an integer >= 1, got 0"),
         ((1, 0, "2"), r"`threads` must be an integer >= 1, got '2'"),
-        ((1, -3, 1), r"`seed` must be None or an integer in \[0, 2147483646\], got -3"),
-        ((1, 1.5, 1), r"`seed` must be None or an integer in \[0, 2147483646\], got 1.5"),
+        ((1, -3, 1), r"`seed` must be an integer in \[0, 2147483646\] or None, got -3"),
+        ((1, 1.5, 1), r"`seed` must be an integer in \[0, 2147483646\] or None, got 1.5"),
     ],
 )
 def test_check_run_options_rejects(args, message):
@@ -115,6 +127,15 @@ def test_check_run_options_rejects(args, message):
 
 def test_check_run_options_normalizes():
     assert check_run_options(5, None, np.int64(2)) == (5.0, 0, 2)
+    assert check_run_options(np.float32(0.5), np.int64(7), 1) == (0.5, 7, 1)
+
+
+def test_check_upper_bound():
+    assert check_upper_bound(None) is None
+    assert check_upper_bound(np.int64(3)) == 3.0 and check_upper_bound(math.inf) == math.inf
+    for bad in (-1, math.nan, "5", True):
+        with pytest.raises(ValueError, match=r"`upper_bound` must be a number >= 0 or None, got"):
+            check_upper_bound(bad)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -167,6 +188,14 @@ def test_highs_time_limit_with_incumbent_is_not_optimal():
         ("kInfeasible", 0, math.inf, "infeasible"),
         ("kModelError", 0, math.inf, "error"),
         ("kSolutionLimit", 2, 9.0, "time_limit"),
+        # the one table of HiGHS limits, shared with the factor ILP
+        ("kMemoryLimit", 2, 9.0, "time_limit"),
+        ("kInterrupt", 0, -math.inf, "time_limit"),
+        ("kObjectiveBound", 2, 9.0, "time_limit"),
+        ("kIterationLimit", 2, 10.0, "optimal"),  # a limit, but the bound proves the incumbent
+        ("kHighsInterrupt", 2, 9.0, "error"),
+        ("kUnknown", 2, 9.0, "error"),
+        ("kUnboundedOrInfeasible", 0, math.inf, "infeasible"),
     ],
 )
 def test_highs_outcomes(status, primal, dual, expected):
@@ -175,6 +204,21 @@ def test_highs_outcomes(status, primal, dual, expected):
     )
     assert decide_status(objective=objective, **kw)[0] == expected
     assert ("reason" in stats) == (expected == "error")
+
+
+def test_highs_limit_table():
+    # every name in the table is a HiGHS model status; kOptimal and infeasibility are not limits
+    names = {m for m in dir(highspy.HighsModelStatus) if m.startswith("k")}
+    assert set(HIGHS_LIMITS) <= names
+    assert not {"kOptimal", "kInfeasible", "kUnboundedOrInfeasible"} & set(HIGHS_LIMITS)
+    claims = highs_claims(FakeHighs("kMemoryLimit", primal=0))
+    assert claims == {
+        "has_solution": False,
+        "proven_optimal": False,
+        "proven_infeasible": False,
+        "hit_limit": True,
+        "failed": False,
+    }
 
 
 def test_highs_maximization_and_constant_are_mapped_back():

@@ -164,7 +164,7 @@ def test_guillotine_limits(monkeypatch):
     [
         ({"time_limit": 0}, r"`time_limit` must be a positive finite number"),
         ({"threads": 0}, r"`threads` must be an integer >= 1, got 0"),
-        ({"seed": -1}, r"`seed` must be None or an integer"),
+        ({"seed": -1}, r"`seed` must be an integer in \[0, 2147483646\] or None, got -1"),
     ],
 )
 @pytest.mark.parametrize("solve", [solve_cpsat, solve_highs])

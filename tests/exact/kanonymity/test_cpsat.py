@@ -179,7 +179,7 @@ def test_dispatch_through_solve_k_anonymity(kx):
         ({"time_limit": "10"}, r"`time_limit` must be a positive finite number"),
         ({"threads": 0}, r"`threads` must be an integer >= 1, got 0"),
         ({"threads": 1.5}, r"`threads` must be an integer >= 1, got 1.5"),
-        ({"seed": -1}, r"`seed` must be None or an integer in \[0, 2147483646\], got -1"),
+        ({"seed": -1}, r"`seed` must be an integer in \[0, 2147483646\] or None, got -1"),
         ({"upper_bound": -2.0}, r"`upper_bound` must be a number >= 0 or None, got -2.0"),
         ({"hint": [0, 0, 1, 1, 1, 1, 1, 2]}, r"`hint` must be a feasible solution: group 2"),
         ({"hint": Solution(None, "x", status="error")}, r"`hint` must be a Solution with labels"),

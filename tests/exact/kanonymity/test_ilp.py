@@ -124,7 +124,10 @@ def test_highs_records_solver_details(kx):
     [
         ({"time_limit": 0}, r"`time_limit` must be a positive finite number of seconds, got 0"),
         ({"threads": 0}, r"`threads` must be an integer >= 1, got 0"),
-        ({"seed": 2**31}, r"`seed` must be None or an integer in \[0, 2147483646\]"),
+        (
+            {"seed": 2**31},
+            r"`seed` must be an integer in \[0, 2147483646\] or None, got 2147483648",
+        ),
         ({"upper_bound": "5"}, r"`upper_bound` must be a number >= 0 or None, got '5'"),
         ({"hint": np.zeros(3, dtype=int)}, r"`hint` must be a feasible solution: labels must"),
     ],

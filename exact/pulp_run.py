@@ -1,0 +1,240 @@
+"""Run a PuLP problem with HiGHS (highspy, in process) or CBC, and read what the solver proved.
+
+PuLP reports a time-limited HiGHS or CBC run as "Optimal" (``prob.status == 1``), so
+``prob.status`` is never used: HiGHS is read through its own model (``prob.solverModel``: model
+status through :func:`~anonratio.exact.status.highs_claims`, primal solution status,
+``mip_dual_bound``), CBC through its log (``Result - ...``, ``Objective value``, ``Lower bound``).
+The status is then decided by :func:`~anonratio.exact.status.decide_status`. Re-exported by
+:mod:`anonratio.exact.run`.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import warnings
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+import numpy as np
+from ortools.sat.python import cp_model  # noqa: F401  before pulp: see anonratio.exact.run
+
+# isort: split
+import pulp
+from anonratio.exact.status import RunResult, highs_claims, run_result
+
+__all__ = ["run_pulp", "PULP_SOLVERS"]
+
+#: PuLP solver names accepted by :func:`run_pulp`
+PULP_SOLVERS = ("highs", "cbc")
+
+
+# ---------------------------------------------------------------------------------------------
+# HiGHS (highspy)
+# ---------------------------------------------------------------------------------------------
+class _HiGHSWithStart(pulp.HiGHS):
+    """``pulp.HiGHS`` plus a MIP start from the variables' initial values.
+
+    PuLP's highspy interface has no ``warmStart``; this passes the values set with
+    ``LpVariable.setInitialValue`` to ``Highs.setSolution`` just before ``run``.
+    """
+
+    def __init__(self, *args, start=False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._start = start
+
+    def callSolver(self, lp):
+        if self._start:
+            given = [v for v in lp.variables() if v.varValue is not None]
+            if given:
+                index = np.array([v.index for v in given], dtype=np.int32)
+                value = np.array([float(v.varValue) for v in given])
+                lp.solverModel.setSolution(len(given), index, value)
+        super().callSolver(lp)
+
+
+def _highs_outcome(prob, integral):
+    """Read status, incumbent and dual bound from the highspy model behind ``prob``."""
+    h = prob.solverModel
+    kw: dict[str, Any] = dict(highs_claims(h))
+    name = h.modelStatusToString(h.getModelStatus())
+    info = h.getInfo()
+    # PuLP hands HiGHS the objective without its constant, negated when maximizing
+    mult = -1.0 if prob.sense == pulp.LpMaximize else 1.0
+    const = float(prob.objective.constant) if prob.objective is not None else 0.0
+    objective = mult * info.objective_function_value + const if kw["has_solution"] else None
+    if prob.isMIP():
+        kw["bound"] = mult * info.mip_dual_bound + const
+    else:  # an LP solved to optimality is its own bound
+        kw["bound"] = objective if kw["proven_optimal"] else None
+    stats = {
+        "solver_status": name,
+        "nodes": int(info.mip_node_count) if prob.isMIP() else 0,
+        "solver_gap": float(info.mip_gap) if prob.isMIP() else 0.0,
+    }
+    if kw["failed"]:
+        stats["reason"] = f"HiGHS model status {name}"
+    return kw, objective, stats
+
+
+def _solve_highs(prob, *, time_limit, seed, threads, abs_gap, warm_start, log):
+    s = _HiGHSWithStart(
+        msg=log,
+        timeLimit=float(time_limit),
+        threads=int(threads),
+        gapRel=0.0,
+        gapAbs=abs_gap,
+        random_seed=int(seed),
+        start=warm_start,
+    )
+    if not s.available():
+        raise RuntimeError(
+            "HiGHS is not available to PuLP in this process: highspy failed to import "
+            "(a highspy release whose libhighs clashes with OR-Tools'?)"
+        )
+    prob.solve(s)
+
+
+# ---------------------------------------------------------------------------------------------
+# CBC
+# ---------------------------------------------------------------------------------------------
+_CBC_RESULT = re.compile(r"^Result - (.+)$", re.M)
+_CBC_OBJECTIVE = re.compile(r"^Objective value:\s*(\S+)", re.M)
+_CBC_BOUND = re.compile(r"^(?:Lower|Upper) bound:\s*(\S+)", re.M)
+_CBC_NODES = re.compile(r"^Enumerated nodes:\s*(\d+)", re.M)
+
+
+def _cbc_outcome(prob, log_text):
+    """Read status and bound from CBC's log (``Result - ...``, ``Objective value``, bound)."""
+    result = _CBC_RESULT.search(log_text)
+    result = result.group(1).strip() if result else "no result line"
+    low = result.lower()
+    has = prob.sol_status in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
+    objective = float(pulp.value(prob.objective) or 0.0) if has else None
+    proven_optimal = low.startswith("optimal")
+    # presolve proofs print "Problem is infeasible" without a result line; the solution file
+    # (read by PuLP) then starts with "Infeasible"
+    infeasible = "infeasible" in low or (
+        result == "no result line" and prob.sol_status == pulp.LpSolutionInfeasible
+    )
+    bound = None
+    if has and proven_optimal:
+        bound = objective
+    elif has:
+        # CBC's bound is in its own objective units (which may omit PuLP's constant):
+        # carry over its distance from CBC's objective value.
+        o, b = _CBC_OBJECTIVE.search(log_text), _CBC_BOUND.search(log_text)
+        if o and b:
+            bound = objective + (float(b.group(1)) - float(o.group(1)))
+    kw = {
+        "has_solution": has,
+        "bound": bound,
+        "proven_optimal": proven_optimal,
+        "proven_infeasible": infeasible,
+        "hit_limit": low.startswith("stopped"),
+    }
+    kw["failed"] = not (kw["proven_optimal"] or kw["proven_infeasible"] or kw["hit_limit"])
+    nodes = _CBC_NODES.search(log_text)
+    stats = {"solver_status": result, "nodes": int(nodes.group(1)) if nodes else 0}
+    if kw["failed"]:
+        stats["reason"] = f"CBC result: {result}"
+    return kw, objective, stats
+
+
+def _solve_cbc(prob, *, time_limit, seed, threads, abs_gap, warm_start, log):
+    """Solve with PuLP's CBC binary; return CBC's log text (read back from a temporary file)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cbc.log"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            s = pulp.PULP_CBC_CMD(
+                msg=False,
+                timeLimit=float(time_limit),
+                threads=int(threads),
+                gapRel=0.0,
+                gapAbs=abs_gap,
+                warmStart=warm_start,
+                logPath=str(path),
+                options=[f"randomCbcSeed {int(seed) + 1}"],
+            )
+        prob.solve(s)
+        text = path.read_text()
+    if log:
+        print(text)
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# the run
+# ---------------------------------------------------------------------------------------------
+def run_pulp(
+    prob: pulp.LpProblem,
+    *,
+    solver: str = "highs",
+    time_limit: float,
+    seed: int = 0,
+    threads: int = 1,
+    warm_start: bool = False,
+    integral: bool = False,
+    log: bool = False,
+) -> RunResult:
+    """Solve a PuLP problem with HiGHS (highspy) or CBC under a time limit.
+
+    Parameters
+    ----------
+    prob : pulp.LpProblem
+    solver : {"highs", "cbc"}
+        ``pulp.HiGHS`` (in process, through highspy) or ``pulp.PULP_CBC_CMD`` (PuLP's CBC binary).
+    time_limit : float
+        Seconds (HiGHS ``time_limit``, CBC ``-sec``).
+    seed : int
+        HiGHS ``random_seed``; CBC ``randomCbcSeed`` = ``seed + 1`` (CBC reads 0 as "seed from
+        the clock").
+    threads : int
+        HiGHS ``threads``, CBC ``threads``.
+    warm_start : bool
+        Start from the values given with ``LpVariable.setInitialValue`` (a MIP start).
+    integral : bool
+        The objective takes integer values only: stop once ``objective - bound < 1`` and round the
+        bound up.
+    log : bool
+        Print the solver's log.
+
+    Returns
+    -------
+    RunResult
+        ``value(var)`` reads ``var.value()``; ``info`` holds ``n_variables``, ``n_constraints``,
+        ``nodes`` and the solver's status text.
+    """
+    if solver not in PULP_SOLVERS:
+        raise ValueError(f"`solver` must be one of {PULP_SOLVERS}, got {solver!r}")
+    options = {
+        "time_limit": time_limit,
+        "seed": seed,
+        "threads": threads,
+        "abs_gap": 1.0 - 1e-6 if integral else 1e-9,
+        "warm_start": warm_start,
+        "log": log,
+    }
+    info = {
+        "solver": solver,
+        "n_variables": prob.numVariables(),
+        "n_constraints": prob.numConstraints(),
+        "workers": int(threads),
+    }
+    t0 = perf_counter()
+    try:
+        if solver == "highs":
+            _solve_highs(prob, **options)
+            kw, objective, stats = _highs_outcome(prob, integral)
+        else:
+            kw, objective, stats = _cbc_outcome(prob, _solve_cbc(prob, **options))
+    except (pulp.PulpSolverError, RuntimeError, OSError) as exc:
+        info.update(solver_status="exception", reason=f"{type(exc).__name__}: {exc}")
+        return RunResult("error", None, None, None, perf_counter() - t0, None, info)
+    time_s = perf_counter() - t0
+    info.update(stats)
+    value = (lambda var: var.value()) if kw["has_solution"] else None
+    sense = "max" if prob.sense == pulp.LpMaximize else "min"
+    return run_result(kw, objective, time_s, value, info, integral=integral, sense=sense)
