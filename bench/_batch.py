@@ -10,9 +10,13 @@ saying it ran in a batch) and the tasks it had not started are rerun one process
 failure stays confined to the run that caused it.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from anonratio.bench._pool import run_local
 
@@ -27,10 +31,10 @@ class _Batch:
 
     tasks: tuple
     time_limit: float
-    execute: object = None
+    execute: Callable[..., dict] | None = None
 
 
-def _execute_batch(batch, report=None):
+def _execute_batch(batch: _Batch, report: Callable[[dict], None] | None = None) -> list[dict]:
     """Worker side: run the batch's tasks, reporting each start and each finished row."""
     send = report if report is not None else (lambda payload: None)
     cache, rows = {}, []
@@ -48,13 +52,12 @@ class _BatchProgress(dict):
     """Parent side of a batch: collects the worker's reports (the pool passes each to
     :meth:`update`); after a failure the pool sets ``status`` / ``error`` items on it."""
 
-    def __init__(self, batch, bar, blank_row, finish_row):
+    def __init__(self, batch: _Batch, bar: Any, blank_row: Callable[[Any], dict]) -> None:
         super().__init__()
-        self.batch, self.bar = batch, bar
-        self.blank_row, self.finish_row = blank_row, finish_row
+        self.batch, self.bar, self.blank_row = batch, bar, blank_row
         self.rows, self.current, self.current_row, self.started = {}, None, None, None
 
-    def update(self, payload=(), **kw):
+    def update(self, payload: Any = (), **kw: Any) -> None:
         i, what, row = dict(payload)[_BATCH_KEY]
         if what == "done":
             self.rows[i] = row
@@ -66,7 +69,7 @@ class _BatchProgress(dict):
             if row is not None:
                 self.current_row = row
 
-    def failed_rows(self):
+    def failed_rows(self) -> dict[int, dict]:
         """``{index: row}``: the finished runs and the failed one (the others are missing)."""
         out = dict(self.rows)
         i = self.current
@@ -77,22 +80,32 @@ class _BatchProgress(dict):
             row["error"] = f"{error} (in a batch of {len(self.batch.tasks)} runs)"
             if self.started is not None:
                 row["time_s"] = time.monotonic() - self.started
-            out[i] = self.finish_row(row)
+            out[i] = row
             self.bar.update(1)
         return out
 
 
 class _NoBar:
-    def update(self, n=1):
+    def update(self, n: int = 1) -> None:
         pass
 
 
-def run_batched(tasks, n_jobs, memory_limit_mb, grace, bar, *, execute, blank_row, finish_row):
+def run_batched(
+    tasks: Sequence[Any],
+    n_jobs: int,
+    memory_limit_mb: float | None,
+    grace: float | None,
+    bar: Any,
+    *,
+    execute: Callable[..., dict],
+    blank_row: Callable[[Any], dict],
+) -> list[dict]:
     """Rows of ``tasks`` in task order: unbatched tasks one process each, batches one each.
 
     ``execute(task, report, cache=)`` runs one task (``cache`` lets consecutive tasks of a batch
-    reuse their instance), ``blank_row(task)`` is the row of a task whose worker died before
-    reporting, ``finish_row(row)`` completes a failure row's defaults.
+    reuse their instance), ``blank_row(task)`` is the complete row of a task whose worker died
+    before reporting. The other parameters are those of
+    :func:`~anonratio.bench._pool.run_local`.
     """
     rows = [None] * len(tasks)
     single = [i for i, t in enumerate(tasks) if t.batch is None]
@@ -122,7 +135,7 @@ def run_batched(tasks, n_jobs, memory_limit_mb, grace, bar, *, execute, blank_ro
         grace,
         _NoBar(),  # rows are counted as the workers report them
         _execute_batch,
-        lambda b: _BatchProgress(b, bar, blank_row, finish_row),
+        lambda b: _BatchProgress(b, bar, blank_row),
     )
     rerun = []
     for idx, result in zip(index, results, strict=True):

@@ -9,9 +9,12 @@ or veto a lower bound. They still get ``ratio`` / ``certified_ratio`` (cost over
 lower bound settled by the other rows), to be read with their ``min_load_ratio``.
 """
 
+from __future__ import annotations
+
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,11 +27,11 @@ RTOL = 1e-6
 _ROOT = Path(__file__).resolve().parent.parent
 
 
-def _close(a, b):
+def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=RTOL, abs_tol=RTOL)
 
 
-def load_reference_optima(path=None):
+def load_reference_optima(path: str | Path | None = None) -> dict[str, float]:
     """``{instance id: optimum}`` from ``results/reference_optima.json`` ({} when absent)."""
     path = Path(path) if path is not None else _ROOT / "results" / "reference_optima.json"
     if not path.exists():
@@ -38,21 +41,22 @@ def load_reference_optima(path=None):
     return {key: float(v["optimum"]) for key, v in entries.items() if "optimum" in v}
 
 
-def _flag(col):
+def _flag(col: pd.Series) -> pd.Series:
     """A boolean column that may hold bools, NaN/None, or strings read back from CSV."""
     if pd.api.types.is_bool_dtype(col):
         return col.fillna(False).astype(bool)
     return col.map(lambda v: str(v).strip().lower() in ("true", "1", "1.0", "yes"))
 
 
-def _finalize_group(g, reference):
-    """Optimum, optimum status, agreement and best bound of one instance's rows."""
-    relaxed = _flag(g["relaxed"]) if "relaxed" in g else pd.Series(False, index=g.index)
-    # relaxed solutions may violate the true constraint: never an optimum or upper bound
-    verified = g[g["verified"].fillna(False).astype(bool) & ~relaxed]
-    best = float(verified["cost"].min()) if len(verified) else math.nan
+def _claimed_optimum(
+    g: pd.DataFrame, verified: pd.DataFrame, best: float, reference: dict[str, float], notes: list
+) -> tuple[float, str | None, bool | None]:
+    """``(optimum, how, exact_agree)`` from exact rows, known and reference optima (NaN if none).
+
+    Disagreements are appended to ``notes`` and leave the optimum NaN.
+    """
     exact = verified[(verified["kind"] == "exact") & (verified["status"] == "optimal")]
-    notes, agree = [], None
+    agree = None
     opt, how = math.nan, None
     if len(exact):
         lo, hi = float(exact["cost"].min()), float(exact["cost"].max())
@@ -82,8 +86,11 @@ def _finalize_group(g, reference):
         opt = math.nan
         if how == "exact":
             agree = False
+    return opt, how, agree
 
-    # valid lower bounds: run bounds that no verified cost undercuts, exact ones only if trusted
+
+def _valid_bound(g: pd.DataFrame, best: float, notes: list) -> tuple[float, str]:
+    """The largest run bound no verified cost undercuts; exact ones only without ``notes``."""
     lb_col = "run_lower_bound" if "run_lower_bound" in g else "lower_bound"
     src_col = "run_lower_bound_source" if "run_lower_bound_source" in g else "lower_bound_source"
     lbs = g[[lb_col, src_col, "kind"]].dropna(subset=[lb_col])
@@ -97,7 +104,18 @@ def _finalize_group(g, reference):
             continue
         if value > lb:
             lb, lb_src = value, str(src)
+    return lb, lb_src
 
+
+def _finalize_group(g: pd.DataFrame, reference: dict[str, float]) -> dict[str, Any]:
+    """Optimum, optimum status, agreement and best bound of one instance's rows."""
+    relaxed = _flag(g["relaxed"]) if "relaxed" in g else pd.Series(False, index=g.index)
+    # relaxed solutions may violate the true constraint: never an optimum or upper bound
+    verified = g[g["verified"].fillna(False).astype(bool) & ~relaxed]
+    best = float(verified["cost"].min()) if len(verified) else math.nan
+    notes: list[str] = []
+    opt, how, agree = _claimed_optimum(g, verified, best, reference, notes)
+    lb, lb_src = _valid_bound(g, best, notes)
     if not math.isnan(opt):
         status = "opt"
     elif not notes and not math.isnan(best) and lb > 0 and _close(lb, best):
@@ -118,7 +136,9 @@ def _finalize_group(g, reference):
     }
 
 
-def finalize(df, *, reference=None):
+def finalize(
+    df: pd.DataFrame, *, reference: dict[str, float] | str | Path | None = None
+) -> pd.DataFrame:
     """Fill the per-instance columns of a results frame.
 
     Per instance id: ``optimum`` is the cost of the verified exact rows with status
@@ -178,7 +198,7 @@ def finalize(df, *, reference=None):
     return order_columns(out)
 
 
-def _ratio(cost, den, ok, zero_den_inf=True):
+def _ratio(cost: pd.Series, den: pd.Series, ok: pd.Series, zero_den_inf: bool = True) -> pd.Series:
     with np.errstate(divide="ignore", invalid="ignore"):
         r = cost / den
     r = r.where(den > 0, np.nan)

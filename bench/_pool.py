@@ -1,4 +1,4 @@
-"""Local worker processes for :func:`anonratio.bench.runner.sweep`.
+"""Worker processes for :func:`anonratio.bench.runner.sweep`: local ones, or a Dask cluster's.
 
 One forked process per task, at most ``n_jobs`` at a time, each with a hard wall-clock deadline
 (``time_limit + grace``; a worker past it is terminated and its row gets ``status="time_limit"``)
@@ -8,17 +8,21 @@ algorithm starts, so a killed run still knows its instance. Workers are forked (
 they inherit the parent's imports and registry.
 """
 
+from __future__ import annotations
+
 import importlib
 import multiprocessing as mp
 import resource
 import time
 import traceback
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import wait
+from typing import Any
 
-__all__ = ["run_local", "proc_status_mb"]
+__all__ = ["run_local", "run_dask", "proc_status_mb", "PeakMemory"]
 
 
-def proc_status_mb(field_name):
+def proc_status_mb(field_name: str) -> float | None:
     """A ``/proc/self/status`` field (``VmRSS``, ``VmHWM``, ``VmSize``) in MiB, or None."""
     try:
         with open("/proc/self/status") as fh:
@@ -28,6 +32,37 @@ def proc_status_mb(field_name):
     except OSError:
         pass
     return None
+
+
+class PeakMemory:
+    """Peak resident-set growth of this process over a ``with`` block, in MiB (``peak_mb``).
+
+    The kernel's high-water mark ``VmHWM`` is reset (``/proc/self/clear_refs``) on entry and read
+    on exit, minus the resident size on entry. Without ``/proc`` it falls back to the growth of
+    ``ru_maxrss``, which is 0 when the block stays below an earlier peak.
+    """
+
+    peak_mb: float
+
+    def __enter__(self) -> PeakMemory:
+        self.proc = False
+        try:
+            with open("/proc/self/clear_refs", "w") as fh:
+                fh.write("5")  # reset VmHWM to the current resident size
+            self.start = proc_status_mb("VmRSS")
+            self.proc = self.start is not None
+        except OSError:
+            pass
+        if not self.proc:
+            self.start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+        return self
+
+    def __exit__(self, *exc: object) -> bool:
+        end = proc_status_mb("VmHWM") if self.proc else None
+        if end is None:
+            end = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+        self.peak_mb = max(0.0, end - self.start)
+        return False
 
 
 def _worker(task, conn, memory_limit_mb, execute):
@@ -113,8 +148,39 @@ def _preload():
             pass
 
 
-def run_local(tasks, n_jobs, memory_limit_mb, grace, bar, execute, blank_row):
-    """Run ``execute(task, report)`` for every task in forked workers; rows in task order."""
+def run_local(
+    tasks: Sequence[Any],
+    n_jobs: int,
+    memory_limit_mb: float | None,
+    grace: float | None,
+    bar: Any,
+    execute: Callable[..., dict],
+    blank_row: Callable[[Any], dict],
+) -> list[dict]:
+    """Run ``execute(task, report)`` for every task in forked workers; rows in task order.
+
+    Parameters
+    ----------
+    tasks : sequence
+        Objects with a ``time_limit`` (a :class:`~anonratio.bench.runner.Task` or a batch).
+    n_jobs : int
+        Workers running side by side.
+    memory_limit_mb : float or None
+        Address space a worker may add to its size at start (``RLIMIT_AS``).
+    grace : float or None
+        Seconds past ``time_limit`` before a worker is killed (None: ``10 + 0.2 time_limit``).
+    bar : progress bar
+        ``bar.update(1)`` per finished task.
+    execute : callable
+        ``execute(task, report=) -> row``, run in the worker.
+    blank_row : callable
+        ``blank_row(task) -> row``: the row of a task whose worker died before reporting.
+
+    Returns
+    -------
+    list of dict
+        One row per task, in task order.
+    """
     _preload()
     ctx = mp.get_context("fork")
     rows = [None] * len(tasks)
@@ -140,4 +206,39 @@ def run_local(tasks, n_jobs, memory_limit_mb, grace, bar, execute, blank_row):
             else:
                 still.append(job)
         running = still
+    return rows
+
+
+def run_dask(
+    tasks: Sequence[Any],
+    scheduler: str,
+    bar: Any,
+    *,
+    execute: Callable[..., dict],
+    blank_row: Callable[[Any], dict],
+) -> list[dict]:
+    """Run ``execute(task)`` for every task on a Dask cluster; rows in task order.
+
+    A task whose Dask future fails gets ``blank_row(task)`` with the failure in ``error``. Needs
+    ``dask.distributed`` (not a dependency: ``ImportError`` saying what to install).
+    """
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError as exc:
+        raise ImportError(
+            "running a sweep on a Dask scheduler needs dask.distributed, which is not a "
+            'dependency of anonratio: pip install "dask[distributed]"'
+        ) from exc
+    rows: list[dict] = [{} for _ in tasks]
+    with Client(scheduler) as client:
+        futures = client.map(execute, tasks, pure=False)
+        index = {f.key: i for i, f in enumerate(futures)}
+        for fut in as_completed(futures):
+            i = index[fut.key]
+            try:
+                rows[i] = fut.result()
+            except Exception as exc:
+                rows[i] = blank_row(tasks[i])
+                rows[i]["error"] = f"dask task failed: {type(exc).__name__}: {exc}"
+            bar.update(1)
     return rows

@@ -14,7 +14,7 @@ one: the four curves are ``fold-random``, ``fold-sorted``, ``simplified-spread-r
 * :func:`fig7_frame`: the tidy per-run table (k, overfull ratio, lower bound, certified ratio);
 * :func:`check_observations`: the paper's four observations tested on the data;
 * :func:`plot_fig7`: the figures and ``observations.json`` (plotting lives in
-  :mod:`anonratio.bench._fig7_plot`).
+  :mod:`anonratio.bench.fig7_plot`).
 
 References
 ----------
@@ -37,8 +37,6 @@ __all__ = [
     "fig7_frame",
     "subrange_max",
     "check_observations",
-    "observations_markdown",
-    "plot_fig7",
 ]
 
 DATASETS = ("FEMALE-1990", "MALE-1990", "LAST-1990")
@@ -446,32 +444,3 @@ def check_observations(df):
         "theorem10_spread_beats_fold": _obs_spread_vs_fold(frame, spread="spread"),
         "n_points": {a: int(n) for a, n in frame.groupby("algorithm").size().items()},
     }
-
-
-def observations_markdown(obs):
-    """A short Markdown account of :func:`check_observations`' result."""
-    from anonratio.bench._fig7_plot import observations_markdown as md
-
-    return md(obs)
-
-
-def plot_fig7(df, out_dir):
-    """Figure 7 as PNGs plus ``observations.json`` / ``observations.md`` in ``out_dir``.
-
-    Does nothing (returns ``[]``) when ``df`` has no verified ``bc-census`` runs, so a report
-    can call it on any results frame.
-
-    Returns
-    -------
-    list of Path
-        ``fig7_overfull.png`` (the paper's four curves per Census list: raw ratio and maximum
-        per subrange of k), ``fig7_certified.png`` (every curve's subrange maxima next to the
-        lower bound / k, and the certified ratio cost / lower bound), ``observations.json``
-        and ``observations.md``.
-    """
-    from anonratio.bench._fig7_plot import write_fig7
-
-    frame = fig7_frame(df)
-    if frame.empty:
-        return []
-    return write_fig7(frame, check_observations(frame), out_dir)

@@ -8,9 +8,15 @@ import json
 from pathlib import Path
 
 import numpy as np
-from anonratio.bench.fig7 import PAPER_CURVES, WORST_CASE, subrange_max
+from anonratio.bench.fig7 import (
+    PAPER_CURVES,
+    WORST_CASE,
+    check_observations,
+    fig7_frame,
+    subrange_max,
+)
 
-__all__ = ["write_fig7", "observations_markdown"]
+__all__ = ["plot_fig7", "write_fig7", "observations_markdown"]
 
 #: registry name -> (colour, line style, label)
 STYLE = {
@@ -228,3 +234,23 @@ def write_fig7(frame, obs, out_dir):
     md = out_dir / "observations.md"
     md.write_text(observations_markdown(obs), encoding="utf-8")
     return paths + [js, md]
+
+
+def plot_fig7(df, out_dir):
+    """Figure 7 as PNGs plus ``observations.json`` / ``observations.md`` in ``out_dir``.
+
+    Does nothing (returns ``[]``) when ``df`` has no verified ``bc-census`` runs, so a report
+    can call it on any results frame.
+
+    Returns
+    -------
+    list of Path
+        ``fig7_overfull.png`` (the paper's four curves per Census list: raw ratio and maximum
+        per subrange of k), ``fig7_certified.png`` (every curve's subrange maxima next to the
+        lower bound / k, and the certified ratio cost / lower bound), ``observations.json``
+        and ``observations.md``.
+    """
+    frame = fig7_frame(df)
+    if frame.empty:
+        return []
+    return write_fig7(frame, check_observations(frame), out_dir)

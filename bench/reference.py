@@ -4,18 +4,24 @@
 optimality in seconds. ``python -m anonratio.bench.reference`` solves each with CP-SAT and HiGHS
 (the registry's exact models of the instance's problem, :data:`EXACT_METHODS`: ``kanon-cpsat`` /
 ``kanon-highs`` for k-anonymity, ``bc-cpsat`` / ``bc-highs`` for Min-Max Bin Covering; through
-:func:`~anonratio.bench.runner.run_instance`, so both solutions are verified), checks that both
+:func:`~anonratio.bench.runner.run_record`, so both solutions are verified), checks that both
 proved optimality and agree, and writes ``results/reference_optima.json``:
 ``{"instances": {instance id: {name, family, params, seed, n, k, optimum, statuses, ...}}}``.
 The asv ``track_ratio_*`` benchmarks and :func:`~anonratio.bench.runner.finalize` read it.
 """
 
+from __future__ import annotations
+
 import argparse
 import json
 import math
 import sys
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from anonratio.instances.io import jsonable
 
 __all__ = [
     "ReferenceInstance",
@@ -39,11 +45,11 @@ class ReferenceInstance:
 
     name: str
     family: str
-    params: dict = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
     seed: int = 0
 
 
-def _ref(name, family, seed=0, **params):
+def _ref(name: str, family: str, seed: int = 0, **params: Any) -> ReferenceInstance:
     return ReferenceInstance(name, family, params, seed)
 
 
@@ -108,7 +114,7 @@ EXACT_METHODS = {
 }
 
 
-def reference_instance(ref):
+def reference_instance(ref: ReferenceInstance | str) -> tuple[Any, dict]:
     """``(instance, meta)`` of a :class:`ReferenceInstance` (or of its name)."""
     from anonratio.bench.registry import generate
 
@@ -120,7 +126,7 @@ def reference_instance(ref):
     return generate(ref.family, seed=ref.seed, **ref.params)
 
 
-def load_reference(path=None):
+def load_reference(path: str | Path | None = None) -> dict[str, dict]:
     """The reference file's ``instances`` mapping (instance id -> entry); {} when absent."""
     path = Path(path) if path is not None else DEFAULT_PATH
     if not path.exists():
@@ -128,7 +134,13 @@ def load_reference(path=None):
     return json.loads(path.read_text())["instances"]
 
 
-def solve_reference(*, methods=None, time_limit=120.0, refs=ALL_REFERENCE, log=None):
+def solve_reference(
+    *,
+    methods: Sequence[str] | None = None,
+    time_limit: float = 120.0,
+    refs: Iterable[ReferenceInstance] = ALL_REFERENCE,
+    log: Callable[[str], None] | None = None,
+) -> dict[str, dict]:
     """Solve every reference instance with each exact method; check proofs and agreement.
 
     ``methods``: registry names used for every instance; None (default) picks
@@ -145,20 +157,18 @@ def solve_reference(*, methods=None, time_limit=120.0, refs=ALL_REFERENCE, log=N
     RuntimeError
         A solver did not prove optimality, or two proven optima differ (relative 1e-6).
     """
-    from anonratio.bench.runner import RTOL, package_version, run_instance
+    from anonratio.bench.runner import RTOL, package_version, run_record
 
     out = {}
     for ref in refs:
         instance, meta = reference_instance(ref)
         names = methods if methods is not None else EXACT_METHODS[instance.problem]
-        rows = {
-            m: run_instance(instance, m, seed=0, time_limit=time_limit, meta=meta) for m in names
-        }
-        statuses = {m: r["status"] for m, r in rows.items()}
-        costs = {m: r["cost"] for m, r in rows.items()}
-        bad = {m: s for m, s in statuses.items() if s != "optimal" or not rows[m]["verified"]}
+        runs = {m: run_record(instance, m, seed=0, time_limit=time_limit, meta=meta) for m in names}
+        statuses = {m: r.status for m, r in runs.items()}
+        costs = {m: r.cost for m, r in runs.items()}
+        bad = {m: s for m, s in statuses.items() if s != "optimal" or not runs[m].verified}
         if bad:
-            errors = {m: rows[m]["error"] for m in bad}
+            errors = {m: runs[m].error for m in bad}
             raise RuntimeError(f"{ref.name}: no verified proven optimum from {bad} ({errors})")
         values = list(costs.values())
         if not all(math.isclose(v, values[0], rel_tol=RTOL, abs_tol=RTOL) for v in values):
@@ -177,16 +187,16 @@ def solve_reference(*, methods=None, time_limit=120.0, refs=ALL_REFERENCE, log=N
             "optimum": float(values[0]),
             "statuses": statuses,
             "costs": costs,
-            "time_s": {m: round(r["time_s"], 3) for m, r in rows.items()},
+            "time_s": {m: round(r.time_s, 3) for m, r in runs.items()},
             "version": package_version(),
         }
-        out[rows[names[0]]["instance"]] = entry
+        out[runs[names[0]].instance] = entry
         if log is not None:
             log(f"{ref.name}: optimum {values[0]:g} {statuses} {entry['time_s']}")
     return out
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anonratio.bench.reference [--out PATH] [--time-limit S]``."""
     parser = argparse.ArgumentParser(
         prog="python -m anonratio.bench.reference",
@@ -206,7 +216,7 @@ def main(argv=None):
     }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(doc, indent=2, sort_keys=False) + "\n")
+    out.write_text(json.dumps(doc, indent=2, sort_keys=False, default=jsonable) + "\n")
     print(f"wrote {len(entries)} reference optima to {out}")
     return 0
 

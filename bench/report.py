@@ -15,16 +15,23 @@ Plots use matplotlib's object-oriented API with the Agg canvas, so importing thi
 changes the global matplotlib backend.
 """
 
+from __future__ import annotations
+
 import json
 import math
 import re
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from anonratio.bench.fig7 import plot_fig7
+from anonratio.bench.fig7_plot import plot_fig7
 
-__all__ = ["summarize", "plot_ratios", "write_report", "format_table"]
+if TYPE_CHECKING:
+    from anonratio.bench.declarations import Algorithm
+
+__all__ = ["summarize", "plot_ratios", "write_report", "format_table", "algorithms_markdown"]
 
 #: parameter names that play the role of the anonymity size "k" in each problem family
 _SIZE_PARAMS = ("k", "r", "l")
@@ -98,7 +105,7 @@ def _prepare(df):
     return d
 
 
-def summarize(df):
+def summarize(df: pd.DataFrame) -> pd.DataFrame:
     """One row per (problem, algorithm, k) of a results frame.
 
     Parameters
@@ -234,7 +241,7 @@ def _colors(algorithms):
     return {a: cmap(i % 10) for i, a in enumerate(algorithms)}
 
 
-def plot_ratios(df, out_dir):
+def plot_ratios(df: pd.DataFrame, out_dir: str | Path) -> list[Path]:
     """Write the ratio and runtime plots of a results frame as PNG files.
 
     For each problem, ``ratios_<problem>.png`` has two panels for the non-exact algorithms: the
@@ -343,7 +350,7 @@ def _cell(value):
     return str(value)
 
 
-def format_table(frame, *, markdown=False):
+def format_table(frame: pd.DataFrame, *, markdown: bool = False) -> str:
     """A fixed-width (or Markdown) text rendering of a small frame; NaN prints as empty."""
     cols = [str(c) for c in frame.columns]
     rows = [[_cell(v) for v in rec] for rec in frame.itertuples(index=False, name=None)]
@@ -356,6 +363,49 @@ def format_table(frame, *, markdown=False):
     return "\n".join([fmt(cols)] + [fmt(r) for r in rows])
 
 
+def _md_cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _md_name(algorithm: Algorithm) -> str:
+    name = f"`{algorithm.name}`"
+    if algorithm.aliases:
+        label = "alias" if len(algorithm.aliases) == 1 else "aliases"
+        name += f" ({label} " + ", ".join(f"`{a}`" for a in algorithm.aliases) + ")"
+    return name
+
+
+def algorithms_markdown(algorithms: Iterable[Algorithm] | None = None) -> str:
+    """The Markdown table of the registered algorithms (``anonratio list --markdown``).
+
+    One row per algorithm, in registry order: name (with its former names, aliases), problem,
+    kind, proven guarantee (``guarantee_text``), source and running time (``complexity``). The
+    README's algorithm table is this text, so it cannot drift from the registry.
+
+    Parameters
+    ----------
+    algorithms : iterable of Algorithm, optional
+        Default: every algorithm of :data:`~anonratio.bench.registry.REGISTRY`.
+
+    Returns
+    -------
+    str
+        The table, one line per row, without a final newline.
+    """
+    if algorithms is None:
+        from anonratio.bench.registry import REGISTRY
+
+        algorithms = REGISTRY.values()
+    lines = [
+        "| name | problem | kind | proven guarantee | source | running time |",
+        "|---|---|---|---|---|---|",
+    ]
+    for a in algorithms:
+        cells = [a.problem, a.kind, a.guarantee_text, a.source, a.complexity]
+        lines.append("| " + " | ".join([_md_name(a)] + [_md_cell(c) for c in cells]) + " |")
+    return "\n".join(lines)
+
+
 _MD_HEADER = """# anonratio summary
 
 One row per (problem, algorithm, k). `ratio` = cost ÷ proven optimum (only runs whose
@@ -366,7 +416,7 @@ whose proven ratio exceeds it (0 unless an implementation is wrong).
 """
 
 
-def write_report(df, out_dir):
+def write_report(df: pd.DataFrame, out_dir: str | Path) -> dict[str, Any]:
     """Write ``summary.csv``, ``summary.md`` and the plots of :func:`plot_ratios` into a folder.
 
     Parameters

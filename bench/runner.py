@@ -1,17 +1,21 @@
-"""Run algorithms on instances and turn every run into one verified result row (the results schema:
-docs/architecture.md).
+"""Run algorithms on instances and turn every run into one verified :class:`RunRecord` (the results
+schema: docs/architecture.md).
 
-* :func:`run_instance` runs one registered algorithm on one instance, times it, measures its peak
+* :func:`run_record` runs one registered algorithm on one instance, times it, measures its peak
   memory, re-verifies the solution with :func:`anonratio.instances.verify` (the solver's own
-  objective is never trusted) and returns the row. Solver failures become ``status="error"`` rows;
-  it never raises for them.
-* :func:`sweep` runs a list of :class:`Task` in local worker processes (one process per task, a
-  hard wall-clock timeout, an optional address-space limit) or on a Dask cluster. Tasks that
-  share a ``Task.batch`` key run one after another in one worker (cheap runs, e.g. the thousands
-  of Figure 7 runs, where a process per run would cost more than the run); every run still gets
-  its own row, and a run that hangs or kills its worker is isolated (see :func:`sweep`).
+  objective is never trusted), records the run's lower bound and returns the record;
+  :func:`run_instance` returns its row. Solver failures become ``status="error"`` records; they
+  never raise. :func:`run_and_finalize` adds the per-instance columns of that single run (what
+  ``anonratio solve`` and ``anonratio anonymize`` print).
+* :func:`sweep` runs a list of :class:`Task` in local worker processes (a hard wall-clock
+  timeout, an optional address-space limit; tasks sharing a ``Task.batch`` key share a worker)
+  or on a Dask cluster; a run that hangs or kills its worker gets its own failure row.
 * :func:`finalize` fills the per-instance columns: reference optimum, best valid lower bound,
   ratio and certified ratio.
+
+Every record is built here, stage by stage: the instance's columns and its lower bound, the run
+(time, memory, status, guarantee), the verification (cost and the verifier's problem-specific
+columns, :meth:`~anonratio.instances.base.Verification.columns`) and the run's own bound.
 
 Seeds
 -----
@@ -21,54 +25,50 @@ always gives the same instance. The algorithm's seed is derived from the run ide
 (:func:`algorithm_seed`; 31 bits so every solver accepts it). Rows record both: ``seed`` is the
 seed the algorithm received, ``instance_seed`` the generator seed.
 
-Memory
-------
-``peak_mb`` is the growth of the worker's *resident set* during the run: the kernel's high-water
-mark ``VmHWM`` is reset (``/proc/self/clear_refs``) right before the run and read right after,
-minus the resident size at the start. It counts native memory (OR-Tools, HiGHS) but not that of
-solver subprocesses (CBC runs as one). Without ``/proc`` it falls back to the growth of
-``ru_maxrss``, which is 0 when the run stays below an earlier peak.
+``peak_mb`` is the growth of the worker's resident set during the run
+(:class:`~anonratio.bench._pool.PeakMemory`): native memory (OR-Tools, HiGHS) counts, solver
+subprocesses (CBC) do not.
 """
 
-import json
-import math
-import resource
-import subprocess
-import time
-import zlib
-from dataclasses import dataclass, field
-from functools import cache
-from pathlib import Path
+from __future__ import annotations
 
-import numpy as np
+import dataclasses
+import math
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
 import pandas as pd
 from anonratio.bench._finalize import RTOL, finalize, load_reference_optima
-from anonratio.bench._pool import proc_status_mb
+from anonratio.bench._pool import PeakMemory, run_dask
+from anonratio.bench.declarations import Algorithm
+from anonratio.bench.record import (
+    RunRecord,
+    algorithm_seed,
+    json_text,
+    package_version,
+    scalar_info,
+)
 from anonratio.bench.registry import get_algorithm
+from anonratio.instances import Solution, instance_id, lower_bound, verify
+from anonratio.instances.validation import check_int, check_time_limit
 
 __all__ = [
     "Task",
+    "RunRecord",
+    "run_record",
     "run_instance",
+    "run_and_finalize",
     "execute_task",
     "sweep",
     "finalize",
     "load_reference_optima",
     "algorithm_seed",
     "package_version",
-    "VERIFICATION_EXTRAS",
+    "RTOL",
 ]
-
-_ROOT = Path(__file__).resolve().parent.parent
-
-#: problem-specific fields of a verification result copied into the row when present
-#: (``BinCoveringVerification``: relaxed mode, its lightest bin, Figure 7's overfull ratio)
-VERIFICATION_EXTRAS = (
-    "relaxed",
-    "strictly_feasible",
-    "min_load_ratio",
-    "overfull_ratio",
-    "n_bins",
-)
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ class Task:
     """
 
     family: str
-    family_params: dict = field(default_factory=dict)
+    family_params: dict[str, Any] = field(default_factory=dict)
     seed: int = 0
     algorithm: str = "forest"
     time_limit: float = 60.0
@@ -88,405 +88,363 @@ class Task:
     batch: str | None = None
 
 
-# ---------------------------------------------------------------------------------------------
-# run identity
-# ---------------------------------------------------------------------------------------------
-def algorithm_seed(instance_seed, algorithm):
-    """The seed an algorithm gets for the instance generated with ``instance_seed``."""
-    entropy = [int(instance_seed or 0) & 0xFFFFFFFF, zlib.crc32(algorithm.encode())]
-    return int(np.random.SeedSequence(entropy).generate_state(1)[0] & 0x7FFFFFFF)
-
-
-@cache
-def package_version():
-    """``"<version>+g<commit>"`` (git run once, cached); the version alone without git."""
-    from anonratio import __version__
-
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=_ROOT,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return __version__
-    return f"{__version__}+g{commit}" if commit else __version__
-
-
-def _json(obj):
-    return json.dumps(obj, sort_keys=True, default=_jsonable, separators=(", ", ": "))
-
-
-def _jsonable(x):
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.floating):
-        return float(x)
-    if isinstance(x, np.bool_):
-        return bool(x)
-    return str(x)
-
-
-def _scalar_info(info):
-    """The scalar entries of a Solution's ``info`` (arrays and nested objects are left out)."""
-    keep = {}
-    for key, value in dict(info or {}).items():
-        if isinstance(value, str | int | float | bool | np.integer | np.floating | np.bool_):
-            keep[str(key)] = value
-        elif value is None:
-            keep[str(key)] = None
-    return keep
-
-
-def _num(x):
+def _num(x: Any) -> float:
     return math.nan if x is None else float(x)
 
 
 # ---------------------------------------------------------------------------------------------
-# memory
+# the stages of one run, each filling its part of the record
 # ---------------------------------------------------------------------------------------------
-class _PeakMemory:
-    """Peak resident-set growth of this process over a ``with`` block, in MiB."""
-
-    def __enter__(self):
-        self.proc = False
-        try:
-            with open("/proc/self/clear_refs", "w") as fh:
-                fh.write("5")  # reset VmHWM to the current resident size
-            self.start = proc_status_mb("VmRSS")
-            self.proc = self.start is not None
-        except OSError:
-            pass
-        if not self.proc:
-            self.start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-        return self
-
-    def __exit__(self, *exc):
-        end = proc_status_mb("VmHWM") if self.proc else None
-        if end is None:
-            end = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-        self.peak_mb = max(0.0, end - self.start)
-        return False
-
-
-# ---------------------------------------------------------------------------------------------
-# one run
-# ---------------------------------------------------------------------------------------------
-def _instance_columns(instance, family, meta):
-    """The columns that depend on the instance only (computed before the algorithm runs)."""
-    from anonratio.instances import instance_id, lower_bound
-
+def _describe_instance(instance: Any, family: str, meta: dict | None) -> RunRecord:
+    """A record with the columns that depend on the instance only, its lower bound included."""
     meta = dict(meta or {})
-    row = {
-        "problem": getattr(instance, "problem", type(instance).__name__),
-        "family": meta.get("family", family),
-        "instance": instance_id(instance),
-        "n": int(instance.n),
-        "params": _json(dict(instance.params)),
-        "k": int(getattr(instance, "k", 0)) or None,
-        "m": int(instance.table.n_attributes) if hasattr(instance, "table") else None,
-        "family_params": _json(meta.get("params", {})),
-        "instance_seed": meta.get("seed"),
-        "known_optimum": _num(meta.get("optimum")),
-        "version": package_version(),
-    }
+    record = RunRecord(
+        problem=getattr(instance, "problem", type(instance).__name__),
+        family=meta.get("family", family),
+        instance=instance_id(instance),
+        n=int(instance.n),
+        params=json_text(dict(instance.params)),
+        k=int(getattr(instance, "k", 0)) or None,
+        m=int(instance.table.n_attributes) if hasattr(instance, "table") else None,
+        family_params=json_text(meta.get("params", {})),
+        instance_seed=meta.get("seed"),
+        known_optimum=_num(meta.get("optimum")),
+        version=package_version(),
+    )
+    _instance_bound(record, instance, meta.get("lower_bound"))
+    return record
+
+
+def _instance_bound(record: RunRecord, instance: Any, proven: float | None) -> None:
+    """The instance's cheap lower bound, or the family's proven one (gadgets) when larger."""
     try:
         value, source = lower_bound(instance)
-        row["run_lower_bound"], row["run_lower_bound_source"] = float(value), str(source)
+        record.run_lower_bound, record.run_lower_bound_source = float(value), str(source)
     except Exception as exc:  # a broken bound must not lose the run
-        row["run_lower_bound"], row["run_lower_bound_source"] = 0.0, "none"
-        row["error"] = f"lower bound failed: {type(exc).__name__}: {exc}"
-    proven = meta.get("lower_bound")  # a bound the family's construction proves (gadgets)
-    if proven is not None and float(proven) > row["run_lower_bound"]:
-        row["run_lower_bound"] = float(proven)
-        row["run_lower_bound_source"] = f"{row['family']} construction"
-    return row
+        record.run_lower_bound, record.run_lower_bound_source = 0.0, "none"
+        record.error = f"lower bound failed: {type(exc).__name__}: {exc}"
+    if proven is not None and float(proven) > record.run_lower_bound:
+        record.run_lower_bound = float(proven)
+        record.run_lower_bound_source = f"{record.family} construction"
 
 
-def _blank_run(row, algorithm, seed, time_limit):
-    row.update(
-        algorithm=algorithm,
-        kind=None,
-        seed=None if seed is None else int(seed),
-        time_limit=float(time_limit),
-        status="error",
-        verified=False,
-        cost=math.nan,
-        objective=math.nan,
-        guarantee=math.nan,
-        bound=math.nan,
-        gap=math.nan,
-        time_s=math.nan,
-        peak_mb=math.nan,
-        info="{}",
-    )
-    row.setdefault("error", None)
-    return row
+def _start_run(record: RunRecord, algorithm: str, seed: int | None, time_limit: float) -> None:
+    """Reset the run's columns: an error until the run proves otherwise."""
+    record.algorithm, record.kind = algorithm, None
+    record.seed = None if seed is None else int(seed)
+    record.time_limit = float(time_limit)
+    record.status, record.verified, record.info = "error", False, "{}"
+    for name in ("cost", "objective", "guarantee", "bound", "gap", "time_s", "peak_mb"):
+        setattr(record, name, math.nan)
 
 
-def _run_algorithm(instance, algorithm, row, *, seed, time_limit):
-    """Run ``algorithm`` on ``instance`` and complete ``row`` (modified in place and returned)."""
-    from anonratio.instances import verify
-
-    _blank_run(row, algorithm, seed, time_limit)
+def _lookup(record: RunRecord, algorithm: str, instance: Any) -> Algorithm | None:
+    """The registered algorithm if it runs on ``instance``; else None, with the reason."""
     try:
         alg = get_algorithm(algorithm)
     except ValueError as exc:
-        row["error"] = str(exc)
-        return row
-    row["kind"] = alg.kind
+        record.error = str(exc)
+        return None
+    record.kind = alg.kind
     reason = alg.supports(instance)
     if reason is not None:
-        row["error"] = f"unsupported: {reason}"
-        return row
+        record.error = f"unsupported: {reason}"
+        return None
+    return alg
+
+
+def _execute(
+    record: RunRecord, alg: Algorithm, instance: Any, seed: int | None, time_limit: float
+) -> Solution | None:
+    """Run the algorithm, timing it and measuring its memory; None when it failed."""
     try:
-        with _PeakMemory() as mem:
+        with PeakMemory() as mem:
             t0 = time.perf_counter()
             try:
                 solution = alg.run(instance, seed=seed, time_limit=time_limit)
             finally:
-                row["time_s"] = time.perf_counter() - t0
-        row["peak_mb"] = mem.peak_mb
+                record.time_s = time.perf_counter() - t0
+        record.peak_mb = mem.peak_mb
     except MemoryError as exc:
-        row.update(status="memory_limit", error=f"MemoryError: {exc}")
-        return row
+        record.status, record.error = "memory_limit", f"MemoryError: {exc}"
+        return None
     except Exception as exc:
-        row.update(status="error", error=f"{type(exc).__name__}: {exc}")
-        return row
+        record.status, record.error = "error", f"{type(exc).__name__}: {exc}"
+        return None
+    record.solution = solution
+    return solution
 
-    status = solution.status
-    row["status"] = status
-    if alg.kind == "exact" or status in ("feasible", "optimal"):
+
+def _record_solution(record: RunRecord, alg: Algorithm, instance: Any, solution: Solution) -> None:
+    """The solver's own claims: status, the proven guarantee, objective and scalar info."""
+    record.status = solution.status
+    if alg.kind == "exact" or solution.status in ("feasible", "optimal"):
         # a run that ends neither feasible nor optimal proves no ratio (e.g. a factor ILP
         # stopped by its time limit)
         try:
-            row["guarantee"] = _num(alg.guarantee(instance, solution))
+            record.guarantee = _num(alg.guarantee(instance, solution))
         except Exception as exc:
-            row["error"] = f"guarantee failed: {type(exc).__name__}: {exc}"
-    row["objective"] = _num(solution.objective)
-    row["info"] = _json(_scalar_info(solution.info))
+            record.error = f"guarantee failed: {type(exc).__name__}: {exc}"
+    record.objective = _num(solution.objective)
+    record.info = json_text(scalar_info(solution.info))
+
+
+def _verify(record: RunRecord, instance: Any, solution: Solution) -> None:
+    """The independent verifier's cost and problem-specific columns; errors when infeasible."""
     if solution.labels is not None:
         try:
             check = verify(instance, solution, strict=False)
         except Exception as exc:
             check = None
-            row["error"] = f"verifier failed: {type(exc).__name__}: {exc}"
+            record.error = f"verifier failed: {type(exc).__name__}: {exc}"
         if check is not None:
-            for attr in VERIFICATION_EXTRAS:  # e.g. bin covering: relaxed, overfull_ratio, ...
-                if hasattr(check, attr):
-                    row[attr] = getattr(check, attr)
-        if check is not None and check.feasible:
-            row["verified"] = True
-            row["cost"] = float(check.cost)
-        elif check is not None:
-            row["status"] = "error"
-            row["error"] = "infeasible solution: " + "; ".join(check.violations[:5])
-    elif status in ("optimal", "feasible"):
-        row["status"] = "error"
-        row["error"] = f"status {status!r} but no solution returned"
-    if row["verified"] and not math.isnan(row["objective"]):
-        if not math.isclose(row["objective"], row["cost"], rel_tol=RTOL, abs_tol=RTOL):
-            row["error"] = f"solver objective {row['objective']} != verified cost {row['cost']}"
+            record.problem_columns = dict(check.columns())
+            if check.feasible:
+                record.verified, record.cost = True, float(check.cost)
+            else:
+                record.status = "error"
+                record.error = "infeasible solution: " + "; ".join(check.violations[:5])
+    elif solution.status in ("optimal", "feasible"):
+        record.status = "error"
+        record.error = f"status {solution.status!r} but no solution returned"
+    if record.verified and not math.isnan(record.objective):
+        if not math.isclose(record.objective, record.cost, rel_tol=RTOL, abs_tol=RTOL):
+            record.error = f"solver objective {record.objective} != verified cost {record.cost}"
 
-    # this run's own valid lower bound
-    bound = None
+
+def _run_bound(record: RunRecord, alg: Algorithm, solution: Solution) -> None:
+    """The run's own valid lower bound (exact: its bound and gap; factor bounds where proven)."""
+    status, bound = solution.status, None
     if alg.kind == "exact" and status in ("optimal", "time_limit", "feasible"):
         bound = solution.lower_bound
-        if bound is None and status == "optimal" and row["verified"]:
-            bound = row["cost"]
+        if bound is None and status == "optimal" and record.verified:
+            bound = record.cost
         if bound is not None:
-            row["bound"] = float(bound)
-            if row["verified"]:
-                c = row["cost"]
-                row["gap"] = 0.0 if c <= 0 else max(0.0, (c - float(bound)) / c)
-    elif alg.kind != "exact" and solution.lower_bound is not None and row["status"] != "error":
+            record.bound = float(bound)
+            if record.verified:
+                c = record.cost
+                record.gap = 0.0 if c <= 0 else max(0.0, (c - float(bound)) / c)
+    elif alg.kind != "exact" and solution.lower_bound is not None and record.status != "error":
         bound = solution.lower_bound  # factor bounds, set by a solver only where proven
-    if bound is not None and float(bound) > row["run_lower_bound"]:
-        row["run_lower_bound"] = float(bound)
+    if bound is not None and float(bound) > record.run_lower_bound:
+        record.run_lower_bound = float(bound)
         src = solution.info.get("lower_bound_source") if solution.info else None
-        row["run_lower_bound_source"] = src or f"{algorithm}-bound"
-    return row
+        record.run_lower_bound_source = src or f"{record.algorithm}-bound"
 
 
-def run_instance(instance, algorithm, *, seed=0, time_limit=60.0, family="file", meta=None):
-    """Run one registered algorithm on one instance and return its verified result row.
+def _run_algorithm(
+    record: RunRecord, instance: Any, algorithm: str, *, seed: int | None, time_limit: float
+) -> RunRecord:
+    """Run ``algorithm`` on ``instance`` and complete ``record`` (in place; returned)."""
+    _start_run(record, algorithm, seed, time_limit)
+    alg = _lookup(record, algorithm, instance)
+    if alg is None:
+        return record
+    solution = _execute(record, alg, instance, seed, time_limit)
+    if solution is None:
+        return record
+    _record_solution(record, alg, instance, solution)
+    _verify(record, instance, solution)
+    _run_bound(record, alg, solution)
+    return record
+
+
+# ---------------------------------------------------------------------------------------------
+# one run
+# ---------------------------------------------------------------------------------------------
+def _run_iv(seed: Any, time_limit: Any, family: Any, meta: Any) -> tuple[int | None, float]:
+    seed = check_int("seed", seed, low=0, allow_none=True)
+    time_limit = check_time_limit(time_limit)
+    if not isinstance(family, str):
+        raise ValueError(f"`family` must be a string, got {type(family).__name__}")
+    if meta is not None and not isinstance(meta, dict):
+        raise ValueError(f"`meta` must be a dict or None, got {type(meta).__name__}")
+    return seed, time_limit
+
+
+def run_record(
+    instance: Any,
+    algorithm: str,
+    *,
+    seed: int | None = 0,
+    time_limit: float = 60.0,
+    family: str = "file",
+    meta: dict | None = None,
+) -> RunRecord:
+    """Run one registered algorithm on one instance and return its verified :class:`RunRecord`.
 
     Parameters
     ----------
     instance : a registered instance type (e.g. KAnonymityInstance)
     algorithm : str
-        Registry name.
+        Registry name (or a former name, an alias).
     seed : int or None
-        The seed the algorithm receives (recorded as ``seed``).
+        The seed the algorithm receives (recorded as ``seed``); an integer >= 0.
     time_limit : float
-        Seconds, passed to exact solvers (approximation algorithms are only bounded by
+        Seconds, positive, passed to exact solvers (approximation algorithms are only bounded by
         :func:`sweep`'s hard timeout).
     family : str
         Where the instance came from (``meta["family"]`` wins when given).
     meta : dict, optional
-        Generator metadata: ``family``, ``params``, ``seed``, optionally a known ``optimum``.
+        Generator metadata: ``family``, ``params``, ``seed``, optionally a known ``optimum`` and
+        a proven ``lower_bound``.
 
     Returns
     -------
-    dict
-        One row with every schema column (docs/architecture.md; per-instance ones such as
-        ``optimum`` and
-        ``ratio`` are filled by :func:`finalize`), plus ``k``, ``m``, ``instance_seed``,
-        ``family_params``, ``time_limit``, ``objective`` (the solver's own claim),
-        ``known_optimum``, ``run_lower_bound(_source)``, ``error`` and ``info``. ``guarantee``
-        is the registry's ratio for the instance, overridden for non-exact algorithms by the
-        run's own ``Solution.info["guarantee"]`` when present (``None`` there: no guarantee),
-        and empty when such a run ends neither ``feasible`` nor ``optimal``. Exceptions in
-        the algorithm, unsupported instances, unknown algorithms and infeasible solutions give
+    RunRecord
+        Every result column (per-instance ones such as ``optimum`` and ``ratio`` are filled by
+        :func:`finalize`), the verifier's problem-specific columns and the ``solution``.
+        ``guarantee`` is the registry's ratio for the instance and this run's solution, empty
+        when a non-exact run ends neither ``feasible`` nor ``optimal``. Exceptions in the
+        algorithm, unsupported instances, unknown algorithms and infeasible solutions give
         ``status="error"`` with the reason in ``error``.
+
+    Raises
+    ------
+    ValueError
+        A ``seed``, ``time_limit``, ``family`` or ``meta`` of the wrong kind.
     """
-    row = _instance_columns(instance, family, meta)
-    row = _run_algorithm(instance, algorithm, row, seed=seed, time_limit=time_limit)
-    return _with_instance_defaults(row)
+    seed, time_limit = _run_iv(seed, time_limit, family, meta)
+    record = _describe_instance(instance, family, meta)
+    return _run_algorithm(record, instance, algorithm, seed=seed, time_limit=time_limit)
 
 
-def _with_instance_defaults(row):
-    row.setdefault("lower_bound", row.get("run_lower_bound", 0.0))
-    row.setdefault("lower_bound_source", row.get("run_lower_bound_source"))
-    for col in ("optimum", "ratio", "certified_ratio"):
-        row.setdefault(col, math.nan)
-    row.setdefault("optimum_status", "unknown")
-    row.setdefault("exact_agree", None)
-    row.setdefault("optimum_note", None)
-    return row
+def run_instance(
+    instance: Any,
+    algorithm: str,
+    *,
+    seed: int | None = 0,
+    time_limit: float = 60.0,
+    family: str = "file",
+    meta: dict | None = None,
+) -> dict[str, Any]:
+    """The result row of :func:`run_record` (same parameters): ``run_record(...).to_row()``."""
+    record = run_record(
+        instance, algorithm, seed=seed, time_limit=time_limit, family=family, meta=meta
+    )
+    return record.to_row()
+
+
+def run_and_finalize(
+    instance: Any,
+    algorithm: str,
+    *,
+    seed: int | None = 0,
+    time_limit: float = 60.0,
+    family: str = "file",
+    meta: dict | None = None,
+    reference: dict | str | Path | None = None,
+) -> RunRecord:
+    """:func:`run_record`, then :func:`finalize` (with ``reference``) on that single run.
+
+    Returns the record with ``lower_bound``, ``optimum`` (the run's own proof, the family's known
+    ``meta["optimum"]`` or the instance's reference optimum), ``optimum_status``, ``ratio`` and
+    ``certified_ratio`` filled, and the run's ``solution``.
+    """
+    record = run_record(
+        instance, algorithm, seed=seed, time_limit=time_limit, family=family, meta=meta
+    )
+    row = finalize(pd.DataFrame([record.to_row()]), reference=reference).iloc[0].to_dict()
+    return RunRecord.from_row(row, solution=record.solution)
 
 
 # ---------------------------------------------------------------------------------------------
 # task execution (in a worker)
 # ---------------------------------------------------------------------------------------------
-def _task_row(task):
-    """The columns known from the task alone (used when the worker dies before reporting)."""
+#: the run columns a task knows before its instance exists
+_TASK_FIELDS = ("algorithm", "kind", "seed", "time_limit", "lower_bound", "lower_bound_source")
+
+
+def _task_record(task: Task) -> RunRecord:
+    """The record known from the task alone (the row of a worker that dies before reporting)."""
     try:
         kind = get_algorithm(task.algorithm).kind
     except ValueError:
         kind = None
-    return _with_instance_defaults(
-        {
-            "problem": None,
-            "family": task.family,
-            "instance": None,
-            "n": None,
-            "params": None,
-            "family_params": _json(task.family_params),
-            "instance_seed": task.seed,
-            "algorithm": task.algorithm,
-            "kind": kind,
-            "seed": algorithm_seed(task.seed, task.algorithm),
-            "time_limit": float(task.time_limit),
-            "status": "error",
-            "verified": False,
-            "cost": math.nan,
-            "guarantee": math.nan,
-            "bound": math.nan,
-            "gap": math.nan,
-            "time_s": math.nan,
-            "peak_mb": math.nan,
-            "version": package_version(),
-            "run_lower_bound": 0.0,
-            "run_lower_bound_source": "none",
-            "error": None,
-        }
+    return RunRecord(
+        family=task.family,
+        family_params=json_text(task.family_params),
+        instance_seed=task.seed,
+        algorithm=task.algorithm,
+        kind=kind,
+        seed=algorithm_seed(task.seed, task.algorithm),
+        time_limit=float(task.time_limit),
+        version=package_version(),
+        lower_bound=0.0,
+        lower_bound_source="none",
     )
 
 
-def _generate(task, cache):
-    """``(instance, instance columns)`` of the task; ``cache`` keeps the last instance."""
-    key = (task.family, _json(task.family_params), task.seed)
+def _task_row(task: Task) -> dict[str, Any]:
+    return _task_record(task).to_row()
+
+
+def _generate(task: Task, cache: dict | None) -> tuple[Any, RunRecord]:
+    """``(instance, its record)`` of the task (not to be modified); ``cache`` keeps the last."""
+    key = (task.family, json_text(task.family_params), task.seed)
     if cache is not None and cache.get("key") == key:
-        return cache["instance"], dict(cache["columns"])
+        return cache["instance"], cache["record"]
     from anonratio.bench.registry import generate
 
     instance, meta = generate(task.family, seed=task.seed, **task.family_params)
     meta = {"family": task.family, "params": task.family_params, "seed": task.seed, **meta}
-    columns = _instance_columns(instance, task.family, meta)
+    record = _describe_instance(instance, task.family, meta)
     if cache is not None:
-        cache.update(key=key, instance=instance, columns=dict(columns))
-    return instance, columns
+        cache.update(key=key, instance=instance, record=record)
+    return instance, record
 
 
-def execute_task(task, report=None, *, cache=None):
+def execute_task(
+    task: Task, report: Callable[[dict], None] | None = None, *, cache: dict | None = None
+) -> dict[str, Any]:
     """Generate the task's instance and run its algorithm; returns the row (never raises).
 
     ``report(row)`` is called with the instance columns before the algorithm starts, so a
     supervisor that has to kill the run still knows which instance it was. ``cache`` (a dict)
     reuses the last generated instance when consecutive tasks share it (batches).
     """
-    row = _task_row(task)
+    record = _task_record(task)
     try:
-        instance, columns = _generate(task, cache)
-        row.update(columns)
+        instance, described = _generate(task, cache)
     except MemoryError as exc:
-        row.update(status="memory_limit", error=f"generation: MemoryError: {exc}")
-        return row
+        record.status, record.error = "memory_limit", f"generation: MemoryError: {exc}"
+        return record.to_row()
     except Exception as exc:
-        row["error"] = f"generation failed: {type(exc).__name__}: {exc}"
-        return row
+        record.error = f"generation failed: {type(exc).__name__}: {exc}"
+        return record.to_row()
+    record = dataclasses.replace(
+        described, **{name: getattr(record, name) for name in _TASK_FIELDS}
+    )
     if report is not None:
-        report(dict(row))
+        report(record.to_row())
     seed = algorithm_seed(task.seed, task.algorithm)
-    row = _run_algorithm(instance, task.algorithm, row, seed=seed, time_limit=task.time_limit)
-    return _with_instance_defaults(row)
+    _run_algorithm(record, instance, task.algorithm, seed=seed, time_limit=task.time_limit)
+    return record.to_row()
 
 
-def _sweep_dask(tasks, scheduler, bar):
-    try:
-        from dask.distributed import Client, as_completed
-    except ImportError as exc:
-        raise ImportError(
-            "running a sweep on a Dask scheduler needs dask.distributed, which is not a "
-            'dependency of anonratio: pip install "dask[distributed]"'
-        ) from exc
-    rows = [None] * len(tasks)
-    with Client(scheduler) as client:
-        futures = client.map(execute_task, tasks, pure=False)
-        index = {f.key: i for i, f in enumerate(futures)}
-        for fut in as_completed(futures):
-            i = index[fut.key]
-            try:
-                rows[i] = fut.result()
-            except Exception as exc:
-                rows[i] = _task_row(tasks[i])
-                rows[i]["error"] = f"dask task failed: {type(exc).__name__}: {exc}"
-            bar.update(1)
-    return rows
-
-
-def _sweep_iv(tasks, n_jobs, memory_limit_mb):
+# ---------------------------------------------------------------------------------------------
+# sweeps
+# ---------------------------------------------------------------------------------------------
+def _sweep_iv(tasks: Iterable[Task], n_jobs: int, memory_limit_mb: float | None) -> list[Task]:
     tasks = list(tasks)
     for t in tasks:
         if not isinstance(t, Task):
             raise ValueError(f"`tasks` must hold Task objects, got {type(t).__name__}")
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-        raise ValueError(f"`n_jobs` must be an integer >= 1, got {n_jobs!r}")
+    check_int("n_jobs", n_jobs, low=1)
     if memory_limit_mb is not None and not memory_limit_mb > 0:
         raise ValueError(f"`memory_limit_mb` must be positive or None, got {memory_limit_mb!r}")
     return tasks
 
 
-def _sweep_local(tasks, n_jobs, memory_limit_mb, grace, bar):
-    from anonratio.bench._batch import run_batched
-
-    return run_batched(
-        tasks,
-        n_jobs,
-        memory_limit_mb,
-        grace,
-        bar,
-        execute=execute_task,
-        blank_row=_task_row,
-        finish_row=_with_instance_defaults,
-    )
-
-
-def sweep(tasks, *, n_jobs=2, scheduler=None, progress=True, memory_limit_mb=None, grace=None):
+def sweep(
+    tasks: Iterable[Task],
+    *,
+    n_jobs: int = 2,
+    scheduler: str | None = None,
+    progress: bool = True,
+    memory_limit_mb: float | None = None,
+    grace: float | None = None,
+) -> pd.DataFrame:
     """Run every task and return one row per task, failures and timeouts included.
 
     Parameters
@@ -509,26 +467,25 @@ def sweep(tasks, *, n_jobs=2, scheduler=None, progress=True, memory_limit_mb=Non
 
     Notes
     -----
-    Batches (tasks sharing ``Task.batch``, local sweeps only): one worker runs them in task
-    order, reusing the instance between consecutive tasks that share it, and reports each row as
-    it finishes. Its hard deadline is the sum of the tasks' time limits plus the grace for that
-    sum. If the worker is killed or dies, the rows it finished are kept, the run in progress gets
-    the ``time_limit`` / ``error`` / ``memory_limit`` row (its ``error`` says it was in a batch)
-    and the batch's remaining tasks are rerun, each in a process of its own.
+    Batches (tasks sharing ``Task.batch``, local sweeps only) run in task order in one worker,
+    reusing consecutive tasks' shared instance, with the sum of their time limits (plus grace) as
+    deadline. If the worker dies or is killed, its finished rows are kept, the run in progress gets
+    the failure row (its ``error`` says it was in a batch) and the rest rerun one process each.
 
     Returns
     -------
     pandas.DataFrame
         One row per task in task order, not yet :func:`finalize`-d.
     """
+    from anonratio.bench._batch import run_batched
+    from anonratio.bench.store import order_columns
     from tqdm.auto import tqdm
 
     tasks = _sweep_iv(tasks, n_jobs, memory_limit_mb)
+    run = {"execute": execute_task, "blank_row": _task_row}
     with tqdm(total=len(tasks), disable=not progress, desc="sweep", unit="run") as bar:
         if scheduler is not None:
-            rows = _sweep_dask(tasks, scheduler, bar)
+            rows = run_dask(tasks, scheduler, bar, **run)
         else:
-            rows = _sweep_local(tasks, n_jobs, memory_limit_mb, grace, bar)
-    from anonratio.bench.store import order_columns
-
+            rows = run_batched(tasks, n_jobs, memory_limit_mb, grace, bar, **run)
     return order_columns(pd.DataFrame(rows))

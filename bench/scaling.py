@@ -6,16 +6,22 @@ process on ``random_table(n, 8, seed=0)`` (Adult-like, 3–5 level hierarchies, 
 process (imports included), the cost, the nearest-neighbour lower bound and the largest group.
 """
 
+from __future__ import annotations
+
 import json
 import resource
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
+from typing import Any
+
+from anonratio.instances.io import jsonable
 
 __all__ = ["measure_forest", "main"]
 
 
-def measure_forest(n, *, m=8, k=10, seed=0):
+def measure_forest(n: int, *, m: int = 8, k: int = 10, seed: int = 0) -> dict[str, Any]:
     """Run FOREST once on a generated table in this process; return the measurements."""
     from anonratio.instances import KAnonymityInstance, random_table
     from anonratio.solvers import k_anonymize
@@ -39,10 +45,11 @@ def measure_forest(n, *, m=8, k=10, seed=0):
     }
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m anonratio.bench.scaling [N ...]``: one JSON line per size."""
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) == 1 and argv[0].startswith("--one="):
-        print(json.dumps(measure_forest(int(argv[0][6:]))))
+        print(json.dumps(measure_forest(int(argv[0][6:])), default=jsonable))
         return 0
     sizes = [int(a) for a in argv] or [1000, 5000, 20000]
     for n in sizes:  # a fresh process per size, so peak memory is that size's own

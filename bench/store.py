@@ -2,98 +2,59 @@
 schema: docs/architecture.md).
 
 Columns come in a stable order: the schema columns first, then the runner's extras
-(:data:`EXTRA_COLUMNS`), then anything else in the order it appeared. Parameters are stored as
+(:data:`EXTRA_COLUMNS`), then anything else (a problem's own columns, such as bin covering's
+``overfull_ratio``) in the order it appeared. The columns and their dtypes are those of
+:class:`~anonratio.bench.record.RunRecord`. Parameters are stored as
 JSON strings, so the files stay flat and both formats read back to the same frame.
 """
 
+from __future__ import annotations
+
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
+from anonratio.bench.record import (
+    COLUMNS,
+    EXTRA_COLUMNS,
+    JSON_COLUMNS,
+    SCHEMA_COLUMNS,
+    column_kinds,
+)
+from anonratio.instances.io import jsonable
 
-__all__ = ["COLUMNS", "SCHEMA_COLUMNS", "EXTRA_COLUMNS", "write_results", "read_results"]
-
-#: the schema columns (docs/architecture.md), in order
-SCHEMA_COLUMNS = [
-    "problem",
-    "family",
-    "instance",
-    "n",
-    "params",
-    "algorithm",
-    "kind",
-    "seed",
-    "status",
-    "verified",
-    "cost",
-    "lower_bound",
-    "lower_bound_source",
-    "optimum",
-    "optimum_status",
-    "ratio",
-    "certified_ratio",
-    "guarantee",
-    "bound",
-    "gap",
-    "time_s",
-    "peak_mb",
-    "version",
+__all__ = [
+    "COLUMNS",
+    "SCHEMA_COLUMNS",
+    "EXTRA_COLUMNS",
+    "order_columns",
+    "write_results",
+    "read_results",
 ]
 
-#: what the runner adds after them
-EXTRA_COLUMNS = [
-    "k",
-    "m",
-    "instance_seed",
-    "family_params",
-    "time_limit",
-    "objective",
-    "known_optimum",
-    "run_lower_bound",
-    "run_lower_bound_source",
-    "exact_agree",
-    "optimum_note",
-    "error",
-    "info",
-]
-
-COLUMNS = SCHEMA_COLUMNS + EXTRA_COLUMNS
-
-_FLOAT = [
-    "cost",
-    "lower_bound",
-    "optimum",
-    "ratio",
-    "certified_ratio",
-    "guarantee",
-    "bound",
-    "gap",
-    "time_s",
-    "peak_mb",
-    "time_limit",
-    "objective",
-    "known_optimum",
-    "run_lower_bound",
-]
-_INT = ["n", "seed", "k", "m", "instance_seed"]
-_BOOL = ["verified", "exact_agree"]
-_JSON = ["params", "family_params", "info"]
-_STR = [c for c in COLUMNS if c not in _FLOAT + _INT + _BOOL]
+# the dtypes follow the record's annotations (anonratio.bench.record.RunRecord)
+_KINDS = column_kinds()
+_FLOAT = [c for c in COLUMNS if _KINDS[c] == "float"]
+_INT = [c for c in COLUMNS if _KINDS[c] == "int"]
+_BOOL = [c for c in COLUMNS if _KINDS[c] == "bool"]
+_STR = [c for c in COLUMNS if _KINDS[c] == "str"]
 
 
-def _to_json(x):
+def _to_json(x: Any) -> Any:
+    """A dict or list cell as JSON text (a JSON column of a frame built by hand)."""
     if isinstance(x, dict | list | tuple):
-        return json.dumps(x, sort_keys=True, default=str)
+        return json.dumps(x, sort_keys=True, default=jsonable)
     return x
 
 
-def order_columns(df):
+def order_columns(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` with the store's column order and dtypes (missing known columns added empty)."""
     out = df.copy()
     for col in COLUMNS:
         if col not in out:
             out[col] = None
-    for col in _JSON:
+    for col in JSON_COLUMNS:
         out[col] = out[col].map(_to_json)
     for col in _FLOAT:
         out[col] = pd.to_numeric(out[col], errors="coerce").astype("float64")
@@ -112,7 +73,7 @@ def order_columns(df):
     return out[COLUMNS + rest].reset_index(drop=True)
 
 
-def write_results(df, out_dir):
+def write_results(df: pd.DataFrame, out_dir: str | Path) -> dict[str, Path]:
     """Write ``results.parquet`` and ``results.csv`` into ``out_dir`` (created if needed).
 
     Returns
@@ -129,7 +90,7 @@ def write_results(df, out_dir):
     return paths
 
 
-def _read_one(path):
+def _read_one(path: Path) -> pd.DataFrame:
     if path.suffix == ".parquet":
         return pd.read_parquet(path, engine="pyarrow")
     if path.suffix == ".csv":
@@ -137,7 +98,7 @@ def _read_one(path):
     raise ValueError(f"`path` must be a .parquet or .csv file or a directory, got {str(path)!r}")
 
 
-def read_results(path):
+def read_results(path: str | Path) -> pd.DataFrame:
     """Read results written by :func:`write_results`.
 
     Parameters

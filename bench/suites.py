@@ -27,13 +27,17 @@ A suite never holds a task its algorithm does not support (``factor-2`` needs k 
 ``factor-3`` k = 3): :func:`expand` asks :meth:`Algorithm.supports` on the generated instance.
 """
 
-from collections.abc import Callable
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from itertools import product
+from typing import Any
 
 from anonratio.bench.registry import get_algorithm
 from anonratio.bench.runner import Task
+from anonratio.instances.validation import check_time_limit
 
 __all__ = ["Suite", "SUITES", "get_suite", "expand"]
 
@@ -65,23 +69,28 @@ class Suite:
 
     name: str
     description: str
-    tasks: Callable[[], list]
+    tasks: Callable[[], list[Task]]
 
 
 @cache
-def _generated(family, params_key, seed):
+def _generated(family: str, params_key: tuple, seed: int) -> Any:
     from anonratio.bench.registry import generate
 
     return generate(family, seed=seed, **dict(params_key))[0]
 
 
-def _supported(task):
+def _supported(task: Task) -> bool:
     """True when the task's algorithm supports the task's instance."""
     instance = _generated(task.family, tuple(sorted(task.family_params.items())), task.seed)
     return get_algorithm(task.algorithm).supports(instance) is None
 
 
-def expand(instances, algorithms, *, time_limit):
+def expand(
+    instances: Iterable[tuple[str, dict[str, Any], int]],
+    algorithms: Iterable[str],
+    *,
+    time_limit: float,
+) -> list[Task]:
     """Tasks for every (family, params, seed) × algorithm, dropping unsupported combinations.
 
     Parameters
@@ -97,6 +106,7 @@ def expand(instances, algorithms, *, time_limit):
     -------
     list of Task
     """
+    time_limit = check_time_limit(time_limit)
     algorithms = list(algorithms)
     for name in algorithms:
         get_algorithm(name)  # unknown names fail here, with the known ones listed
@@ -109,7 +119,7 @@ def expand(instances, algorithms, *, time_limit):
     return tasks
 
 
-def _grid(family, seeds, **axes):
+def _grid(family: str, seeds: Iterable[int], **axes: list) -> list[tuple[str, dict, int]]:
     """(family, params, seed) for the product of the listed parameter values."""
     keys = list(axes)
     out = []
@@ -274,7 +284,7 @@ SUITES = {
 }
 
 
-def get_suite(name):
+def get_suite(name: str) -> Suite:
     """The :class:`Suite` called ``name`` (``ValueError`` listing the known suites)."""
     try:
         return SUITES[name]

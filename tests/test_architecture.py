@@ -3,7 +3,8 @@
 * ``instances`` imports none of ``solvers``, ``exact``, ``bench``;
 * ``exact`` imports neither ``solvers`` nor ``bench``; ``solvers`` does not import ``bench``
   (it may use ``exact``'s model runner);
-* no import cycle between modules, function-level imports included;
+* no import cycle between modules, function-level imports included (imports needed only by the
+  type checker, under ``if TYPE_CHECKING:``, run nowhere and are left out);
 * every problem has the same name in every layer that has something for it.
 """
 
@@ -60,17 +61,29 @@ def _resolve(module, node, is_package):
     return [target, *subs]
 
 
+def _runtime_imports(tree):
+    """Every import statement, at any depth, except those under ``if TYPE_CHECKING:``."""
+    skip = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skip.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in skip
+    ]
+
+
 def _imports():
     graph = nx.DiGraph()
     for module, path in MODULES.items():
         graph.add_node(module)
         tree = ast.parse(path.read_text(), filename=str(path))
         is_package = path.name == "__init__.py"
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import | ast.ImportFrom):
-                for target in _resolve(module, node, is_package):
-                    if target in MODULES and target != module:
-                        graph.add_edge(module, target, line=node.lineno)
+        for node in _runtime_imports(tree):
+            for target in _resolve(module, node, is_package):
+                if target in MODULES and target != module:
+                    graph.add_edge(module, target, line=node.lineno)
     return graph
 
 

@@ -12,6 +12,10 @@
 Run from the repository root: ``asv run --python=same --quick`` (or ``asv dev``).
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from anonratio.bench.reference import (
     BIN_COVERING_REFERENCE,
     load_reference,
@@ -27,7 +31,7 @@ LAST_K = [2_000, 5_000, 20_000]
 _NAMES = [r.name for r in BIN_COVERING_REFERENCE]
 
 
-def _setup_reference(bench, name):
+def _setup_reference(bench: Any, name: str) -> None:
     bench.instance, _ = reference_instance(name)
     entry = load_reference().get(instance_id(bench.instance))
     if entry is None:
@@ -35,7 +39,7 @@ def _setup_reference(bench, name):
     bench.optimum = float(entry["optimum"])
 
 
-def _ratio(bench, method, order):
+def _ratio(bench: Any, method: str, order: str) -> float:
     solution = bin_cover(bench.instance, method=method, order=order, seed=0)
     return verify(bench.instance, solution).cost / bench.optimum
 
@@ -47,16 +51,16 @@ class TrackRatioBinCovering:
     param_names = ["instance", "order"]
     unit = "ratio"
 
-    def setup(self, name, order):
+    def setup(self, name: str, order: str) -> None:
         _setup_reference(self, name)
 
-    def track_ratio_fold(self, name, order):
+    def track_ratio_fold(self, name: str, order: str) -> float:
         return _ratio(self, "fold", order)
 
-    def track_ratio_spread(self, name, order):
+    def track_ratio_spread(self, name: str, order: str) -> float:
         return _ratio(self, "spread", order)
 
-    def track_ratio_simplified_spread(self, name, order):
+    def track_ratio_simplified_spread(self, name: str, order: str) -> float:
         return _ratio(self, "simplified-spread", order)
 
 
@@ -67,22 +71,22 @@ class Last1990:
     param_names = ["k", "order"]
     timeout = 120
 
-    def setup(self, k, order):
+    def setup(self, k: int, order: str) -> None:
         self.instance = census_instance("LAST-1990", k=k)
 
-    def time_fold_last1990(self, k, order):
+    def time_fold_last1990(self, k: int, order: str) -> None:
         bin_cover(self.instance, method="fold", order=order, seed=0)
 
-    def time_spread_last1990(self, k, order):
+    def time_spread_last1990(self, k: int, order: str) -> None:
         bin_cover(self.instance, method="spread", order=order, seed=0)
 
-    def time_simplified_spread_last1990(self, k, order):
+    def time_simplified_spread_last1990(self, k: int, order: str) -> None:
         bin_cover(self.instance, method="simplified-spread", order=order, seed=0)
 
-    def track_overfull_fold_last1990(self, k, order):
+    def track_overfull_fold_last1990(self, k: int, order: str) -> float:
         return bin_cover(self.instance, method="fold", order=order, seed=0).objective / k
 
-    def track_overfull_spread_last1990(self, k, order):
+    def track_overfull_spread_last1990(self, k: int, order: str) -> float:
         return (
             bin_cover(self.instance, method="simplified-spread", order=order, seed=0).objective / k
         )
@@ -98,11 +102,11 @@ class ExactBinCovering:
     param_names = ["instance"]
     timeout = 300
 
-    def setup(self, name):
+    def setup(self, name: str) -> None:
         self.instance, _ = reference_instance(name)
 
-    def time_bc_cpsat(self, name):
+    def time_bc_cpsat(self, name: str) -> None:
         solve_bin_covering(self.instance, method="cpsat", time_limit=120, seed=0, threads=1)
 
-    def time_bc_highs(self, name):
+    def time_bc_highs(self, name: str) -> None:
         solve_bin_covering(self.instance, method="highs", time_limit=120, seed=0, threads=1)

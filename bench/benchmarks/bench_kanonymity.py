@@ -10,22 +10,31 @@
 Run from the repository root: ``asv run --python=same --quick`` (or ``asv dev``).
 """
 
-from anonratio.bench.reference import REFERENCE, load_reference, reference_instance
+from __future__ import annotations
+
+from typing import Any
+
+from anonratio.bench.reference import (
+    REFERENCE,
+    ReferenceInstance,
+    load_reference,
+    reference_instance,
+)
 from anonratio.bench.registry import generate
 from anonratio.exact import solve_k_anonymity
 from anonratio.instances import instance_id, verify
 from anonratio.solvers import k_anonymize
 
 
-def _k(ref):
+def _k(ref: ReferenceInstance) -> int:
     return ref.params.get("k", 3)  # the triangle gadget is a 3-anonymity instance
 
 
-def _names(k=None):
+def _names(k: int | None = None) -> list[str]:
     return [r.name for r in REFERENCE if k is None or _k(r) == k]
 
 
-def _ratio_setup(bench, name):
+def _ratio_setup(bench: Any, name: str) -> None:
     bench.instance, _ = reference_instance(name)
     entry = load_reference().get(instance_id(bench.instance))
     if entry is None:
@@ -33,7 +42,7 @@ def _ratio_setup(bench, name):
     bench.optimum = float(entry["optimum"])
 
 
-def _ratio(instance, optimum, method):
+def _ratio(instance: Any, optimum: float, method: str) -> float:
     cost = verify(instance, k_anonymize(instance, method=method, seed=0)).cost
     if optimum == 0:
         return 1.0 if cost == 0 else float("inf")
@@ -47,10 +56,10 @@ class TrackRatioForest:
     param_names = ["instance"]
     unit = "ratio"
 
-    def setup(self, name):
+    def setup(self, name: str) -> None:
         _ratio_setup(self, name)
 
-    def track_ratio_forest(self, name):
+    def track_ratio_forest(self, name: str) -> float:
         return _ratio(self.instance, self.optimum, "forest")
 
 
@@ -61,10 +70,10 @@ class TrackRatioFactor2:
     param_names = ["instance"]
     unit = "ratio"
 
-    def setup(self, name):
+    def setup(self, name: str) -> None:
         _ratio_setup(self, name)
 
-    def track_ratio_factor_2(self, name):
+    def track_ratio_factor_2(self, name: str) -> float:
         return _ratio(self.instance, self.optimum, "factor-2")
 
 
@@ -75,10 +84,10 @@ class TrackRatioFactor3:
     param_names = ["instance"]
     unit = "ratio"
 
-    def setup(self, name):
+    def setup(self, name: str) -> None:
         _ratio_setup(self, name)
 
-    def track_ratio_factor_3(self, name):
+    def track_ratio_factor_3(self, name: str) -> float:
         return _ratio(self.instance, self.optimum, "factor-3")
 
 
@@ -89,13 +98,13 @@ class Forest:
     param_names = ["n"]
     timeout = 600
 
-    def setup(self, n):
+    def setup(self, n: int) -> None:
         self.instance, _ = generate("kanon-random", seed=0, n=n, m=8, k=10)
 
-    def time_forest(self, n):
+    def time_forest(self, n: int) -> None:
         k_anonymize(self.instance, method="forest", seed=0)
 
-    def peakmem_forest(self, n):
+    def peakmem_forest(self, n: int) -> None:
         k_anonymize(self.instance, method="forest", seed=0)
 
 
@@ -104,14 +113,14 @@ class Factors:
 
     timeout = 300
 
-    def setup(self):
+    def setup(self) -> None:
         self.two, _ = generate("kanon-binary", seed=0, n=60, m=8, k=2)
         self.three, _ = generate("kanon-binary", seed=0, n=60, m=8, k=3)
 
-    def time_factor_2(self):
+    def time_factor_2(self) -> None:
         k_anonymize(self.two, method="factor-2", seed=0)
 
-    def time_factor_3(self):
+    def time_factor_3(self) -> None:
         k_anonymize(self.three, method="factor-3", seed=0)
 
 
@@ -122,11 +131,11 @@ class Exact:
     param_names = ["instance"]
     timeout = 300
 
-    def setup(self, name):
+    def setup(self, name: str) -> None:
         self.instance, _ = reference_instance(name)
 
-    def time_cpsat(self, name):
+    def time_cpsat(self, name: str) -> None:
         solve_k_anonymity(self.instance, method="cpsat", time_limit=120, seed=0, threads=1)
 
-    def time_highs(self, name):
+    def time_highs(self, name: str) -> None:
         solve_k_anonymity(self.instance, method="highs", time_limit=120, seed=0, threads=1)

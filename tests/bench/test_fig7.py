@@ -12,10 +12,9 @@ from anonratio.bench.fig7 import (
     fig7_frame,
     fig7_tasks,
     k_grid,
-    observations_markdown,
-    plot_fig7,
     subrange_max,
 )
+from anonratio.bench.fig7_plot import observations_markdown, plot_fig7
 from anonratio.bench.runner import finalize, sweep
 from anonratio.instances.bin_covering.generators import census_names
 
