@@ -22,7 +22,10 @@ W. Du, D. Eppstein, M. T. Goodrich, G. S. Lueker, "On the Approximability of Geo
 Geographic Generalization and the Min-Max Bin Covering Problem", WADS 2009, §4-§5, Figure 7.
 """
 
+from __future__ import annotations
+
 import json
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -65,7 +68,13 @@ def _census(dataset, min_frequency=0.001):
 # ---------------------------------------------------------------------------------------------
 # the suite
 # ---------------------------------------------------------------------------------------------
-def k_grid(dataset, *, n_geometric=120, offsets=(-1, 0, 1, 2), min_frequency=0.001):
+def k_grid(
+    dataset: str,
+    *,
+    n_geometric: int = 120,
+    offsets: tuple[int, ...] = (-1, 0, 1, 2),
+    min_frequency: float = 0.001,
+) -> np.ndarray:
     """The k values of Figure 7 for one Census list: ``max x <= k <= floor(S/2)``.
 
     A geometric grid of ``n_geometric`` points, plus ``floor(S/c) + o`` for every offset ``o``
@@ -95,15 +104,15 @@ def k_grid(dataset, *, n_geometric=120, offsets=(-1, 0, 1, 2), min_frequency=0.0
 
 
 def fig7_tasks(
-    datasets=DATASETS,
+    datasets: tuple[str, ...] = DATASETS,
     *,
-    algorithms=FIG7_ALGORITHMS,
-    n_geometric=120,
-    offsets=(-1, 0, 1, 2),
-    k_values=None,
-    k_per_batch=12,
-    time_limit=10.0,
-):
+    algorithms: tuple[str, ...] = FIG7_ALGORITHMS,
+    n_geometric: int = 120,
+    offsets: tuple[int, ...] = (-1, 0, 1, 2),
+    k_values: Sequence[int] | None = None,
+    k_per_batch: int = 12,
+    time_limit: float = 10.0,
+) -> list:
     """The ``paper-fig7`` suite: every algorithm on every Census list for every k of the grid.
 
     Parameters
@@ -162,7 +171,7 @@ def _info_bins(cell):
     return np.nan if value is None else float(value)
 
 
-def fig7_frame(df):
+def fig7_frame(df: pd.DataFrame) -> pd.DataFrame:
     """The Figure 7 runs of a results frame, one tidy row per (dataset, algorithm, k).
 
     Keeps the verified ``bc-census`` rows. Columns: ``dataset``, ``k``, ``algorithm``,
@@ -230,7 +239,9 @@ def fig7_frame(df):
     return d.drop_duplicates(["dataset", "algorithm", "k"]).reset_index(drop=True)
 
 
-def subrange_max(frame, column="overfull_ratio", *, n_subranges=24):
+def subrange_max(
+    frame: pd.DataFrame, column: str = "overfull_ratio", *, n_subranges: int = 24
+) -> pd.DataFrame:
     """The maximum of ``column`` per (dataset, algorithm, subrange of k), as in Figure 7.
 
     Subranges split ``[min k, max k]`` of each dataset into ``n_subranges`` equal parts on a log
@@ -417,7 +428,7 @@ def _obs_worst_case(frame):
     }
 
 
-def check_observations(df):
+def check_observations(df: pd.DataFrame) -> dict:
     """Test the four observations of the paper's §5 on Figure 7 data.
 
     Parameters

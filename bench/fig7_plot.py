@@ -4,8 +4,11 @@ Matplotlib's object-oriented API on an Agg canvas: importing or calling this nev
 global backend.
 """
 
+from __future__ import annotations
+
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from anonratio.bench.fig7 import (
@@ -15,6 +18,9 @@ from anonratio.bench.fig7 import (
     fig7_frame,
     subrange_max,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["plot_fig7", "write_fig7", "observations_markdown"]
 
@@ -153,7 +159,7 @@ def _fmt(x):
     return "n/a" if x is None else f"{x:.3g}"
 
 
-def observations_markdown(obs):
+def observations_markdown(obs: dict) -> str:
     """The four observations of §5 with the measured numbers, as Markdown."""
     yes = {True: "**holds**", False: "**does not hold**"}
     a, b, c, d = (
@@ -224,7 +230,7 @@ def observations_markdown(obs):
     return "\n".join(lines) + "\n"
 
 
-def write_fig7(frame, obs, out_dir):
+def write_fig7(frame: pd.DataFrame, obs: dict, out_dir: str | Path) -> list[Path]:
     """Write both figures, ``observations.json`` and ``observations.md``; return their paths."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -236,7 +242,7 @@ def write_fig7(frame, obs, out_dir):
     return paths + [js, md]
 
 
-def plot_fig7(df, out_dir):
+def plot_fig7(df: pd.DataFrame, out_dir: str | Path) -> list[Path]:
     """Figure 7 as PNGs plus ``observations.json`` / ``observations.md`` in ``out_dir``.
 
     Does nothing (returns ``[]``) when ``df`` has no verified ``bc-census`` runs, so a report

@@ -35,6 +35,8 @@ k-Anonymity". Journal of Privacy Technology, 2005, §5 (Lemma 9) and §6 (Lemma 
 Cornuéjols, "General factors of graphs", JCTB 45, 1988 (polynomial-time factors).
 """
 
+from __future__ import annotations
+
 import time
 from dataclasses import dataclass
 from numbers import Integral
@@ -109,7 +111,14 @@ def _factor_iv(cost, lower, upper):
 # ---------------------------------------------------------------------------------------------
 # the factor ILP
 # ---------------------------------------------------------------------------------------------
-def min_weight_factor(cost, *, lower=1, upper=2, time_limit=None, seed=None):
+def min_weight_factor(
+    cost: np.ndarray,
+    *,
+    lower: int = 1,
+    upper: int = 2,
+    time_limit: float | None = None,
+    seed: int | np.random.Generator | None = None,
+) -> Factor:
     """Minimum-weight ``[lower, upper]``-factor of a weighted simple graph, solved exactly.
 
     Returns the spanning subgraph of minimum total weight in which every vertex has degree in
@@ -203,7 +212,7 @@ def _solve_factor(cost, lower, upper, time_limit, highs_seed, direct_edges=_DIRE
 # ---------------------------------------------------------------------------------------------
 # components of a factor
 # ---------------------------------------------------------------------------------------------
-def factor_components(n, edges):
+def factor_components(n: int, edges: np.ndarray) -> list[tuple[np.ndarray, bool]]:
     """The components of a subgraph of maximum degree 2, each in walk order.
 
     Parameters
@@ -253,7 +262,7 @@ def factor_components(n, edges):
     return out
 
 
-def component_histogram(components):
+def component_histogram(components: list[tuple[np.ndarray, bool]]) -> dict[str, int]:
     """``{"path-3": 4, "cycle-5": 1, ...}``: component shapes (by vertex count) and counts."""
     hist = {}
     for verts, cyc in components:
@@ -265,14 +274,14 @@ def component_histogram(components):
 # ---------------------------------------------------------------------------------------------
 # k-anonymity helpers
 # ---------------------------------------------------------------------------------------------
-def record_distances(instance):
+def record_distances(instance: KAnonymityInstance) -> np.ndarray:
     """``w(a, b)`` for every pair of records (n × n), computed on the unique rows only."""
     unique, inverse, _ = instance.table.unique_records()
     du = pairwise_distances(instance, unique)
     return du[np.ix_(inverse, inverse)]
 
 
-def group_costs(instance, members):
+def group_costs(instance: KAnonymityInstance, members: np.ndarray) -> np.ndarray:
     """Cost of each group ``members[g]`` (rows of a ``(G, z)`` int array): ``z sum_j w_j L/l_j``."""
     members = np.asarray(members, dtype=np.int64)
     g, z = members.shape
@@ -311,7 +320,7 @@ def _bound_rule(instance):
     return None
 
 
-def bound_from_factor(instance, factor):
+def bound_from_factor(instance: KAnonymityInstance, factor: Factor) -> tuple[float, str] | None:
     """The proven bound ``(value, source)`` given a solved factor of the instance, or None."""
     rule = _bound_rule(instance)
     if rule is None or not np.isfinite(factor.bound):
@@ -320,7 +329,12 @@ def bound_from_factor(instance, factor):
     return mult * max(factor.bound, 0.0), source
 
 
-def factor_lower_bound(instance, *, time_limit=None, seed=None):
+def factor_lower_bound(
+    instance: KAnonymityInstance,
+    *,
+    time_limit: float | None = None,
+    seed: int | np.random.Generator | None = None,
+) -> tuple[float, str] | None:
     """Lower bound on the optimal k-anonymity cost from the minimum-weight factor.
 
     Returns ``(value, source)`` only where Aggarwal et al. (2005) prove it, else ``None``:
