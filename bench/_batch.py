@@ -8,6 +8,9 @@ grace for that sum). When a batch's worker is killed or dies, its finished rows 
 in progress gets the failure row (``time_limit``, ``error`` or ``memory_limit``, its ``error``
 saying it ran in a batch) and the tasks it had not started are rerun one process each, so a
 failure stays confined to the run that caused it.
+
+``on_done(index, row)`` (task indices) is called as soon as a row is final: for a batch, as its
+worker reports each finished run, so a sweep stopped mid-batch keeps the batch's finished runs.
 """
 
 from __future__ import annotations
@@ -52,9 +55,15 @@ class _BatchProgress(dict):
     """Parent side of a batch: collects the worker's reports (the pool passes each to
     :meth:`update`); after a failure the pool sets ``status`` / ``error`` items on it."""
 
-    def __init__(self, batch: _Batch, bar: Any, blank_row: Callable[[Any], dict]) -> None:
+    def __init__(
+        self,
+        batch: _Batch,
+        bar: Any,
+        blank_row: Callable[[Any], dict],
+        on_row: Callable[[int, dict], None],
+    ) -> None:
         super().__init__()
-        self.batch, self.bar, self.blank_row = batch, bar, blank_row
+        self.batch, self.bar, self.blank_row, self.on_row = batch, bar, blank_row, on_row
         self.rows, self.current, self.current_row, self.started = {}, None, None, None
 
     def update(self, payload: Any = (), **kw: Any) -> None:
@@ -63,6 +72,7 @@ class _BatchProgress(dict):
             self.rows[i] = row
             self.current, self.current_row = None, None
             self.bar.update(1)
+            self.on_row(i, row)
         else:
             if self.current != i:
                 self.current, self.current_row, self.started = i, None, time.monotonic()
@@ -71,7 +81,9 @@ class _BatchProgress(dict):
 
     def failed_rows(self) -> dict[int, dict]:
         """``{index: row}``: the finished runs and the failed one (the others are missing)."""
-        out = dict(self.rows)
+        if "_failed" in self.__dict__:
+            return self._failed
+        out = self._failed = dict(self.rows)
         i = self.current
         if i is not None:
             row = dict(self.current_row or self.blank_row(self.batch.tasks[i]))
@@ -99,15 +111,24 @@ def run_batched(
     *,
     execute: Callable[..., dict],
     blank_row: Callable[[Any], dict],
+    on_done: Callable[[int, dict], None] | None = None,
+    stop: Any = None,
 ) -> list[dict]:
     """Rows of ``tasks`` in task order: unbatched tasks one process each, batches one each.
 
     ``execute(task, report, cache=)`` runs one task (``cache`` lets consecutive tasks of a batch
     reuse their instance), ``blank_row(task)`` is the complete row of a task whose worker died
-    before reporting. The other parameters are those of
-    :func:`~anonratio.bench._pool.run_local`.
+    before reporting, ``on_done(index, row)`` is told of each final row once. The other
+    parameters are those of :func:`~anonratio.bench._pool.run_local`.
     """
     rows = [None] * len(tasks)
+    told: set[int] = set()
+
+    def tell(i: int, row: dict) -> None:
+        if on_done is not None and i not in told:
+            told.add(i)
+            on_done(i, row)
+
     single = [i for i, t in enumerate(tasks) if t.batch is None]
     groups = {}
     for i, t in enumerate(tasks):
@@ -115,7 +136,17 @@ def run_batched(
             groups.setdefault(t.batch, []).append(i)
 
     def run_single(indices, tasks_to_run):
-        done = run_local(tasks_to_run, n_jobs, memory_limit_mb, grace, bar, execute, blank_row)
+        done = run_local(
+            tasks_to_run,
+            n_jobs,
+            memory_limit_mb,
+            grace,
+            bar,
+            execute,
+            blank_row,
+            on_done=lambda j, row: tell(indices[j], row),
+            stop=stop,
+        )
         for i, row in zip(indices, done, strict=True):
             rows[i] = row
 
@@ -124,10 +155,17 @@ def run_batched(
     if not groups:
         return rows
     index = list(groups.values())
+
+    def batch_done(b: int, result: Any) -> None:
+        if not isinstance(result, list):  # a failed batch: its run in progress is final now
+            for j, row in result.failed_rows().items():
+                tell(index[b][j], row)
+
     batches = [
         _Batch(tuple(tasks[i] for i in idx), sum(float(tasks[i].time_limit) for i in idx), execute)
         for idx in index
     ]
+    pos = {id(b): n for n, b in enumerate(batches)}
     results = run_local(
         batches,
         n_jobs,
@@ -135,7 +173,11 @@ def run_batched(
         grace,
         _NoBar(),  # rows are counted as the workers report them
         _execute_batch,
-        lambda b: _BatchProgress(b, bar, blank_row),
+        lambda b: _BatchProgress(
+            b, bar, blank_row, lambda j, row, b=b: tell(index[pos[id(b)]][j], row)
+        ),
+        on_done=batch_done,
+        stop=stop,
     )
     rerun = []
     for idx, result in zip(index, results, strict=True):

@@ -6,18 +6,29 @@ and an optional address-space limit (``RLIMIT_AS``; a ``MemoryError`` or a worke
 the limit gives ``status="memory_limit"``). The worker reports the instance columns before the
 algorithm starts, so a killed run still knows its instance. Workers are forked (not spawned), so
 they inherit the parent's imports and registry.
+
+``on_done(index, row)`` is called in the parent as each task finishes (the durable journal of
+:mod:`anonratio.bench._sweep`). With a ``stop`` guard (:mod:`anonratio.bench._signals`) a SIGINT
+or SIGTERM wakes the pool at once: rows already finished are passed on, every worker is
+terminated (killed a second later if still alive) and reaped, and
+:class:`~anonratio.bench._signals.StopRequested` is raised. Workers ignore SIGINT and die with
+the parent.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import multiprocessing as mp
+import os
 import resource
 import time
 import traceback
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import wait
 from typing import Any
+
+from anonratio.bench._signals import SignalGuard, worker_signals
 
 __all__ = ["run_local", "run_dask", "proc_status_mb", "PeakMemory"]
 
@@ -65,8 +76,9 @@ class PeakMemory:
         return False
 
 
-def _worker(task, conn, memory_limit_mb, execute):
+def _worker(task, conn, memory_limit_mb, execute, parent):
     try:
+        worker_signals(parent)
         if memory_limit_mb is not None:
             size = (proc_status_mb("VmSize") or 0.0) + float(memory_limit_mb)
             limit = int(size * 1024 * 1024)
@@ -87,7 +99,9 @@ class _Job:
         self.index, self.task = index, task
         self.recv, send = ctx.Pipe(duplex=False)
         self.proc = ctx.Process(
-            target=_worker, args=(task, send, memory_limit_mb, execute), daemon=True
+            target=_worker,
+            args=(task, send, memory_limit_mb, execute, os.getpid()),
+            daemon=True,
         )
         self.proc.start()
         send.close()
@@ -148,6 +162,24 @@ def _preload():
             pass
 
 
+def _stop_all(jobs: list[_Job], patience: float = 1.0) -> None:
+    """Terminate every job's worker, kill those still alive after ``patience`` s, reap them."""
+    for job in jobs:
+        if job.proc.is_alive():
+            with contextlib.suppress(OSError):
+                job.proc.terminate()
+    end = time.monotonic() + patience
+    for job in jobs:
+        job.proc.join(max(0.0, end - time.monotonic()))
+    for job in jobs:
+        if job.proc.is_alive():
+            with contextlib.suppress(OSError):
+                job.proc.kill()
+        job.proc.join()
+        with contextlib.suppress(OSError):
+            job.recv.close()
+
+
 def run_local(
     tasks: Sequence[Any],
     n_jobs: int,
@@ -156,6 +188,9 @@ def run_local(
     bar: Any,
     execute: Callable[..., dict],
     blank_row: Callable[[Any], dict],
+    *,
+    on_done: Callable[[int, Any], None] | None = None,
+    stop: SignalGuard | None = None,
 ) -> list[dict]:
     """Run ``execute(task, report)`` for every task in forked workers; rows in task order.
 
@@ -175,6 +210,11 @@ def run_local(
         ``execute(task, report=) -> row``, run in the worker.
     blank_row : callable
         ``blank_row(task) -> row``: the row of a task whose worker died before reporting.
+    on_done : callable, optional
+        ``on_done(index, row)`` in the parent as soon as a task's row is final.
+    stop : SignalGuard, optional
+        Wake on its signal: pass on the finished rows, reap every worker, raise
+        :class:`~anonratio.bench._signals.StopRequested`.
 
     Returns
     -------
@@ -185,27 +225,45 @@ def run_local(
     ctx = mp.get_context("fork")
     rows = [None] * len(tasks)
     pending = list(enumerate(tasks))[::-1]
-    running = []
-    while pending or running:
-        while pending and len(running) < n_jobs:
-            index, task = pending.pop()
-            g = grace if grace is not None else 10.0 + 0.2 * float(task.time_limit)
-            running.append(_Job(index, task, ctx, memory_limit_mb, g, execute, blank_row))
-        now = time.monotonic()
-        timeout = max(0.0, min(j.deadline for j in running) - now)
-        wait([j.recv for j in running] + [j.proc.sentinel for j in running], timeout=timeout)
-        still = []
-        for job in running:
-            over = job.drain()
-            if not over and not job.proc.is_alive():
-                over = job.drain() or True
-            timed_out = not over and time.monotonic() >= job.deadline
-            if over or timed_out:
-                rows[job.index] = job.finish(memory_limit_mb, timed_out=timed_out)
-                bar.update(1)
-            else:
-                still.append(job)
-        running = still
+    running: list[_Job] = []
+    deferred = stop.deferred() if stop is not None else contextlib.nullcontext()
+
+    def done(job, row):
+        rows[job.index] = row
+        bar.update(1)
+        if on_done is not None:
+            on_done(job.index, row)
+
+    try:
+        with deferred:
+            while pending or running:
+                if stop is not None and stop.signum is not None:
+                    for job in running:  # keep what finished before the signal
+                        if job.drain() and job.row is not None:
+                            done(job, job.row)
+                    stop.check()
+                while pending and len(running) < n_jobs:
+                    index, task = pending.pop()
+                    g = grace if grace is not None else 10.0 + 0.2 * float(task.time_limit)
+                    running.append(_Job(index, task, ctx, memory_limit_mb, g, execute, blank_row))
+                timeout = max(0.0, min(j.deadline for j in running) - time.monotonic())
+                ready = [j.recv for j in running] + [j.proc.sentinel for j in running]
+                wait(ready + ([stop] if stop is not None else []), timeout=timeout)
+                if stop is not None and stop.signum is not None:
+                    continue
+                still = []
+                for job in running:
+                    over = job.drain()
+                    if not over and not job.proc.is_alive():
+                        over = job.drain() or True
+                    timed_out = not over and time.monotonic() >= job.deadline
+                    if over or timed_out:
+                        done(job, job.finish(memory_limit_mb, timed_out=timed_out))
+                    else:
+                        still.append(job)
+                running = still
+    finally:
+        _stop_all(running)
     return rows
 
 
@@ -216,6 +274,7 @@ def run_dask(
     *,
     execute: Callable[..., dict],
     blank_row: Callable[[Any], dict],
+    on_done: Callable[[int, Any], None] | None = None,
 ) -> list[dict]:
     """Run ``execute(task)`` for every task on a Dask cluster; rows in task order.
 
@@ -241,4 +300,6 @@ def run_dask(
                 rows[i] = blank_row(tasks[i])
                 rows[i]["error"] = f"dask task failed: {type(exc).__name__}: {exc}"
             bar.update(1)
+            if on_done is not None:
+                on_done(i, rows[i])
     return rows

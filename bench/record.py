@@ -73,6 +73,7 @@ EXTRA_COLUMNS = [
     "instance_seed",
     "family_params",
     "time_limit",
+    "memory_limit_mb",
     "objective",
     "known_optimum",
     "run_lower_bound",
@@ -146,6 +147,8 @@ class RunRecord:
     instance_seed: int | None = None
     family_params: str | None = None
     time_limit: float = _NAN
+    #: the sweep's memory limit per worker (MB), empty when there was none
+    memory_limit_mb: float = _NAN
     objective: float = _NAN
     known_optimum: float = _NAN
     run_lower_bound: float = 0.0

@@ -42,8 +42,10 @@ from typing import Any
 
 import pandas as pd
 from anonratio.bench._finalize import RTOL, finalize, load_reference_optima
-from anonratio.bench._pool import PeakMemory, run_dask
+from anonratio.bench._pool import PeakMemory
+from anonratio.bench._sweep import run_sweep, sweep_iv
 from anonratio.bench.declarations import Algorithm
+from anonratio.bench.journal import Journal
 from anonratio.bench.record import (
     RunRecord,
     algorithm_seed,
@@ -425,17 +427,6 @@ def execute_task(
 # ---------------------------------------------------------------------------------------------
 # sweeps
 # ---------------------------------------------------------------------------------------------
-def _sweep_iv(tasks: Iterable[Task], n_jobs: int, memory_limit_mb: float | None) -> list[Task]:
-    tasks = list(tasks)
-    for t in tasks:
-        if not isinstance(t, Task):
-            raise ValueError(f"`tasks` must hold Task objects, got {type(t).__name__}")
-    check_int("n_jobs", n_jobs, low=1)
-    if memory_limit_mb is not None and not memory_limit_mb > 0:
-        raise ValueError(f"`memory_limit_mb` must be positive or None, got {memory_limit_mb!r}")
-    return tasks
-
-
 def sweep(
     tasks: Iterable[Task],
     *,
@@ -444,6 +435,7 @@ def sweep(
     progress: bool = True,
     memory_limit_mb: float | None = None,
     grace: float | None = None,
+    journal: Journal | None = None,
 ) -> pd.DataFrame:
     """Run every task and return one row per task, failures and timeouts included.
 
@@ -464,6 +456,10 @@ def sweep(
     grace : float, optional
         Seconds allowed beyond ``task.time_limit`` before a local worker is killed (its row gets
         ``status="time_limit"``); default ``10 + 0.2 * time_limit``.
+    journal : Journal, optional
+        An open :class:`~anonratio.bench.journal.Journal`: runs it already holds (same task,
+        memory limit and code version) are skipped, each finished run is appended to it at once,
+        and the table is read back from it.
 
     Notes
     -----
@@ -471,21 +467,25 @@ def sweep(
     reusing consecutive tasks' shared instance, with the sum of their time limits (plus grace) as
     deadline. If the worker dies or is killed, its finished rows are kept, the run in progress gets
     the failure row (its ``error`` says it was in a batch) and the rest rerun one process each.
+    SIGINT and SIGTERM stop a local sweep within about a second: the finished runs are kept
+    (journaled), the workers reaped, and :class:`~anonratio.bench._signals.StopRequested` (a
+    ``KeyboardInterrupt``) is raised.
 
     Returns
     -------
     pandas.DataFrame
-        One row per task in task order, not yet :func:`finalize`-d.
+        One row per task in task order, not yet :func:`finalize`-d; ``memory_limit_mb`` holds
+        the memory limit (empty on Dask, where it does not apply).
     """
-    from anonratio.bench._batch import run_batched
-    from anonratio.bench.store import order_columns
-    from tqdm.auto import tqdm
-
-    tasks = _sweep_iv(tasks, n_jobs, memory_limit_mb)
-    run = {"execute": execute_task, "blank_row": _task_row}
-    with tqdm(total=len(tasks), disable=not progress, desc="sweep", unit="run") as bar:
-        if scheduler is not None:
-            rows = run_dask(tasks, scheduler, bar, **run)
-        else:
-            rows = run_batched(tasks, n_jobs, memory_limit_mb, grace, bar, **run)
-    return order_columns(pd.DataFrame(rows))
+    tasks = sweep_iv(tasks, n_jobs, memory_limit_mb, Task)
+    return run_sweep(
+        tasks,
+        n_jobs=n_jobs,
+        scheduler=scheduler,
+        progress=progress,
+        memory_limit_mb=memory_limit_mb,
+        grace=grace,
+        journal=journal,
+        execute=execute_task,
+        blank_row=_task_row,
+    )
