@@ -1,39 +1,31 @@
 """``anonratio anonymize``: k-anonymize a CSV file and write the published table.
 
 The run goes through the runner like every other (:func:`~anonratio.bench.runner.run_and_finalize`:
-run, verify, lower bound, ratio); this module reads the table, checks the options and publishes
-the verified partition in the input's shape (same rows, columns and separator).
+run, verify, lower bound, ratio). The file is read once (:func:`~anonratio.instances.loaders.
+read_csv_table`); the table built from it is verified and published in the input's shape: the same
+rows, the same columns (names as written, in order), the same separator and line ends, only the QI
+cells replaced. The output never overwrites an input: it is written to a temporary file in the
+target folder, then renamed over the target.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
 from anonratio.bench.cli_common import CLIError, RunFailure, fmt, print_fields, print_json, status
+from anonratio.instances.io import atomic_write
 
-__all__ = ["cmd_anonymize"]
+__all__ = ["cmd_anonymize", "write_csv"]
 
 #: print progress lines for tables at least this large
 _BIG_TABLE = 5_000
-
-
-def _detect_sep(path: str | Path) -> str:
-    """The separator :func:`~anonratio.instances.loaders.read_table` would sniff."""
-    from anonratio.instances.loaders import sniff_separator
-
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(2, "No such file or directory", str(path))
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            first = next((line for line in f if line.strip()), "")
-    except UnicodeDecodeError:
-        raise CLIError(f"{path}: not a UTF-8 text file") from None
-    return sniff_separator(first)
 
 
 def _published_min_class(published: pd.DataFrame, qi: list[str], labels: np.ndarray) -> int | None:
@@ -47,10 +39,23 @@ def _published_min_class(published: pd.DataFrame, qi: list[str], labels: np.ndar
 def _options(args: argparse.Namespace) -> tuple[list[str], str, Any]:
     """``(qi, model, algorithm)`` of the command line, checked."""
     from anonratio.bench.registry import get_algorithm
+    from anonratio.instances.loaders import check_separator
 
     qi = [c.strip() for c in args.qi.split(",") if c.strip()]
     if not qi:
         raise CLIError("`--qi` must name at least one column")
+    twice = [c for i, c in enumerate(qi) if c in qi[:i]]
+    if twice:
+        raise CLIError(f"`--qi` names column {twice[0]!r} twice")
+    if args.sensitive is not None:
+        args.sensitive = args.sensitive.strip()
+        if args.sensitive in qi:
+            raise CLIError(
+                f"`--sensitive` column {args.sensitive!r} is also in `--qi`: a column is either a "
+                f"quasi-identifier or the sensitive attribute"
+            )
+    if args.sep is not None:
+        args.sep = check_separator(args.sep, "--sep")
     if args.hierarchies is not None and not Path(args.hierarchies).is_dir():
         raise CLIError(f"`--hierarchies` must be a folder, got {args.hierarchies!r}")
     model = args.model or ("generalization" if args.hierarchies else "suppression")
@@ -62,24 +67,70 @@ def _options(args: argparse.Namespace) -> tuple[list[str], str, Any]:
     return qi, model, algo
 
 
-def _read_instance(
-    args: argparse.Namespace, qi: list[str], model: str, algo: Any
-) -> tuple[Any, pd.DataFrame, str]:
-    """``(instance, the rows as written, separator)`` of the input file."""
-    from anonratio.instances import KAnonymityInstance
-    from anonratio.instances.loaders import read_table
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` are one file (a link to it, or the same resolved path)."""
+    try:
+        if a.exists() and b.exists() and os.path.samefile(a, b):
+            return True
+    except OSError:  # pragma: no cover - a race with a deletion
+        pass
+    return a.resolve() == b.resolve()
 
-    sep = args.sep or _detect_sep(args.data)
-    table = read_table(
-        args.data, qi=qi, sensitive=args.sensitive, hierarchies=args.hierarchies, sep=sep
-    )
-    # the original rows, every column as written, to publish in the same shape
-    frame = pd.read_csv(args.data, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+
+def _check_out(out: Path, inputs: Iterable[Path]) -> None:
+    """``--out`` is a writable file path that is none of the inputs."""
+    if out.is_dir():
+        raise CLIError(f"`--out` must be a file path, got the folder {str(out)!r}")
+    for path in inputs:
+        if _same_file(out, path):
+            raise CLIError(
+                f"`--out` {str(out)!r} is the input file {str(path)!r}: anonymize never writes "
+                f"over an input; choose another output path"
+            )
+
+
+def _read_instance(args: argparse.Namespace, qi: list[str], model: str, algo: Any) -> tuple:
+    """``(instance, the file as read, its hierarchy files)``; ``--out`` checked against them."""
+    from anonratio.instances import KAnonymityInstance
+    from anonratio.instances.loaders import find_hierarchies, read_csv_table, table_from_csv
+
+    data = read_csv_table(args.data, sep=args.sep)
+    hier = find_hierarchies(args.hierarchies, qi) if args.hierarchies else {}
+    _check_out(Path(args.out), [data.path, *hier.values()])
+    table = table_from_csv(data, qi=qi, sensitive=args.sensitive, hierarchies=hier)
     instance = KAnonymityInstance(table, args.k, model=model)
     reason = algo.supports(instance)
     if reason:
         raise CLIError(f"algorithm {algo.name!r} does not support this instance: {reason}")
-    return instance, frame, sep
+    return instance, data, list(hier.values())
+
+
+def write_csv(
+    rows: pd.DataFrame,
+    path: str | os.PathLike[str],
+    *,
+    header: Iterable[str] | None = None,
+    sep: str = ",",
+    lineterminator: str = "\n",
+    bom: bool = False,
+    protect: Iterable[str | os.PathLike[str]] = (),
+) -> Path:
+    """Write ``rows`` as UTF-8 CSV to ``path`` atomically, never over a file of ``protect``.
+
+    The text goes to a temporary file in the target folder (created if missing), flushed to disk,
+    then renamed over ``path`` (:func:`os.replace`): ``path`` holds the old content or the new,
+    never a part. ``header`` defaults to the frame's column names; fields are quoted when needed.
+    """
+    out = Path(path)
+    _check_out(out, [Path(p) for p in protect])
+
+    def write(f: IO[str]) -> None:
+        writer = csv.writer(f, delimiter=sep, lineterminator=lineterminator)
+        writer.writerow(list(rows.columns) if header is None else list(header))
+        writer.writerows(rows.astype(str).itertuples(index=False, name=None))
+
+    atomic_write(out, write, mode="w", encoding="utf-8-sig" if bom else "utf-8", newline="")
+    return out
 
 
 def _publish(
@@ -87,20 +138,27 @@ def _publish(
     qi: list[str],
     instance: Any,
     labels: np.ndarray,
-    frame: pd.DataFrame,
-    sep: str,
+    data: Any,
+    hier: list,
 ) -> tuple[Path, int | None]:
     """Write the published table; ``(path, smallest published class)``."""
     from anonratio.instances.kanonymity.publish import publish
 
-    published = publish(instance, labels, frame=frame)
+    published = publish(instance, labels, frame=data.frame)
+    if list(published.columns) != list(data.frame.columns) or len(published) != len(data.frame):
+        raise RunFailure("the published table does not have the input's rows and columns")
     min_class = _published_min_class(published, qi, labels)
     if min_class is not None and min_class < args.k:  # pragma: no cover - publish is verified
         raise RunFailure(f"the published table has a class of {min_class} < k={args.k} records")
-    out = Path(args.out)
-    if out.parent != Path(""):
-        out.parent.mkdir(parents=True, exist_ok=True)
-    published.to_csv(out, sep=sep, index=False)
+    out = write_csv(
+        published,
+        args.out,
+        header=data.header,
+        sep=data.sep,
+        lineterminator=data.lineterminator,
+        bom=data.bom,
+        protect=[data.path, *hier],
+    )
     return out, min_class
 
 
@@ -145,10 +203,10 @@ def _print_text(args: argparse.Namespace, info: dict[str, Any]) -> None:
 def cmd_anonymize(args: argparse.Namespace) -> int:
     """``anonratio anonymize DATA.csv --qi COLS --k K --out OUT.csv``."""
     qi, model, algo = _options(args)
-    instance, frame, sep = _read_instance(args, qi, model, algo)
+    instance, data, hier = _read_instance(args, qi, model, algo)
     record = _run(args, instance, algo, model, len(qi))
     labels = record.solution.labels
-    out, min_class = _publish(args, qi, instance, labels, frame, sep)
+    out, min_class = _publish(args, qi, instance, labels, data, hier)
     info = {
         "data": args.data,
         "out": str(out),

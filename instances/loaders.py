@@ -2,15 +2,15 @@
 
 Hierarchies use the ARX CSV format (docs/architecture.md): no header, one row per original value,
 column ``i`` the value's generalization at level ``i``, the last column ``*``, ``;``-separated.
-Tables are CSV files with a header row, ``;`` or ``,`` separated (sniffed from the header). Real
-data sets live outside the package, in the folder named by the environment variable
-``ANONRATIO_DATASETS`` (e.g. ``$ANONRATIO_DATASETS/adult/``, the UCI Adult extract distributed with
-ARX).
+Tables are UTF-8 CSV files with a header row, ``;``, ``,`` or tab separated (sniffed). Real data
+sets live in the folder named by ``$ANONRATIO_DATASETS`` (e.g. its ``adult/``, from ARX).
 """
 
 import csv
+import io
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,10 @@ __all__ = [
     "read_hierarchy",
     "find_hierarchies",
     "read_table",
+    "read_csv_table",
+    "table_from_csv",
+    "CsvTable",
+    "check_separator",
     "sniff_separator",
     "datasets_dir",
     "load_adult",
@@ -49,15 +53,53 @@ ADULT_QI = (
 )
 
 
-def _read_rows(path: Path, sep: str) -> list[list[str]]:
+def _decode(path: Path) -> tuple[str, bool]:
+    """The text of a UTF-8 file without NUL bytes; whether it had a byte-order mark (dropped)."""
+    data = path.read_bytes()
+    bom = data.startswith(b"\xef\xbb\xbf")
+    body = data[3:] if bom else data
     try:
-        with open(path, newline="", encoding="utf-8-sig") as f:
-            rows = [[c.strip() for c in r] for r in csv.reader(f, delimiter=sep)]
+        text, bad = body.decode("utf-8"), body.find(b"\0")
     except UnicodeDecodeError as exc:
-        raise InstanceFormatError(f"{path}: not a UTF-8 text file ({exc.reason})") from None
+        text, bad = "", exc.start
+    if bad < 0:
+        return text, bom
+    line = body.count(b"\n", 0, bad) + 1
+    raise InstanceFormatError(
+        f"{path} line {line}: not a UTF-8 text file (byte 0x{body[bad]:02x}); save it as UTF-8, "
+        f"e.g. `iconv -f latin1 -t utf-8` for a Latin-1 file"
+    )
+
+
+def _parse_rows(path: Path, text: str, sep: str) -> tuple[list[list[str]], list[int]]:
+    """The non-blank rows of CSV ``text``, cells as written, and the line each row starts on."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    start = 1
+    try:
+        for r in reader:
+            if len(r) > 1 or (r and r[0].strip()):  # skip blank lines (e.g. a trailing one)
+                rows.append(r)
+                lines.append(start)
+            start = reader.line_num + 1
     except csv.Error as exc:
-        raise InstanceFormatError(f"{path}: malformed CSV ({exc})") from None
-    return [r for r in rows if any(r)]  # skip blank lines (e.g. a trailing newline)
+        raise InstanceFormatError(f"{path} line {reader.line_num}: malformed CSV ({exc})") from None
+    return rows, lines
+
+
+def check_separator(sep: object, name: str = "sep") -> str:
+    """``sep`` checked: one character, not a quote or a line break (``\\t`` and ``tab`` mean tab).
+
+    A bad value raises ``ValueError`` naming the parameter ``name`` and the value.
+    """
+    s = {"\\t": "\t", "tab": "\t"}.get(sep, sep) if isinstance(sep, str) else sep
+    if not isinstance(s, str) or len(s) != 1 or s in '"\r\n':
+        raise ValueError(
+            f"`{name}` must be one character other than a quote or a line break (such as ';', "
+            f"',' or tab), got {sep!r}"
+        )
+    return s
 
 
 def read_hierarchy(path: StrPath, *, attribute: str, sep: str = ";") -> Hierarchy:
@@ -81,17 +123,8 @@ def read_hierarchy(path: StrPath, *, attribute: str, sep: str = ";") -> Hierarch
     Raises
     ------
     InstanceFormatError
-        For an empty or ragged file, a duplicate value, or levels that do not nest; the message
-        names the file and the attribute.
-
-    Notes
-    -----
-    O(values · levels) time.
-
-    References
-    ----------
-    Ciriani et al., "Theory of Privacy and Anonymity", 2009, §2.2 (value generalization
-    hierarchies); Aggarwal et al., 2005, §2.
+        For an empty or ragged file, a row of empty fields, a duplicate value, or levels that do
+        not nest; the message names the file, the line and the attribute. O(values · levels).
 
     Examples
     --------
@@ -104,9 +137,26 @@ def read_hierarchy(path: StrPath, *, attribute: str, sep: str = ";") -> Hierarch
     file = Path(path)
     if not file.is_file():
         raise FileNotFoundError(f"hierarchy file of attribute {attribute!r} not found: {file}")
-    rows = _read_rows(file, sep)
-    if not rows:
-        raise InstanceFormatError(f"{file}: hierarchy of attribute {attribute!r} is empty")
+    raw, lines = _parse_rows(file, _decode(file)[0], check_separator(sep))
+    what = f"hierarchy of attribute {attribute!r}"
+    if not raw:
+        raise InstanceFormatError(f"{file}: {what} is empty")
+    rows = [[c.strip() for c in r] for r in raw]
+    seen: dict[str, int] = {}
+    for r, line in zip(rows, lines, strict=True):
+        if not any(r):
+            raise InstanceFormatError(f"{file} line {line}: {what} has a row of empty fields")
+        if len(r) != len(rows[0]):
+            raise InstanceFormatError(
+                f"{file} line {line}: {what} is ragged: the row of {r[0]!r} has {len(r)} "
+                f"fields, line {lines[0]} has {len(rows[0])}"
+            )
+        if r[0] in seen:
+            raise InstanceFormatError(
+                f"{file} line {line}: {what} lists value {r[0]!r} twice (lines {seen[r[0]]} "
+                f"and {line})"
+            )
+        seen[r[0]] = line
     try:
         return Hierarchy.from_rows(rows, attribute=attribute)
     except InstanceFormatError as exc:
@@ -117,16 +167,8 @@ def find_hierarchies(directory: StrPath, columns: Iterable[str]) -> dict[str, Pa
     """Find ARX hierarchy files for ``columns`` in ``directory``.
 
     A column ``c`` matches ``*_hierarchy_<c>.csv`` (ARX naming, e.g.
-    ``adult_hierarchy_age.csv``) or ``<c>.csv``. Columns without a file are left out.
-
-    Parameters
-    ----------
-    directory : str or Path
-    columns : iterable of str
-
-    Returns
-    -------
-    dict of str -> Path
+    ``adult_hierarchy_age.csv``) or ``<c>.csv``. Columns without a file are left out of the
+    returned ``{column: path}``. O(files + columns) time.
 
     Raises
     ------
@@ -134,10 +176,6 @@ def find_hierarchies(directory: StrPath, columns: Iterable[str]) -> dict[str, Pa
         If ``directory`` is not a folder.
     InstanceFormatError
         If a column matches more than one file.
-
-    Notes
-    -----
-    O(files + columns) time.
 
     Examples
     --------
@@ -186,14 +224,12 @@ def read_table(
 ) -> Table:
     """Read a CSV table (header row) into a :class:`Table`, with optional ARX hierarchies.
 
-    Values are read as stripped strings (nothing is parsed as missing). A record's QI value must
-    appear in its column's hierarchy, else :class:`InstanceFormatError` names the attribute and
-    the value.
+    :func:`read_csv_table` then :func:`table_from_csv`. Values are read as stripped strings
+    (nothing is parsed as missing); a QI value must appear in its column's hierarchy.
 
     Parameters
     ----------
     path : str or Path
-        CSV file with a header row.
     qi : list of str, optional
         Quasi-identifier columns (default: every column but ``sensitive``).
     sensitive : str, optional
@@ -206,28 +242,14 @@ def read_table(
     weights : sequence of float or dict of str -> float, optional
         Attribute weights, in ``qi`` order, or per column (missing columns weigh 1).
 
-    Returns
-    -------
-    Table
-
     Raises
     ------
-    FileNotFoundError
-        If the file does not exist.
-    InstanceFormatError
-        Empty file, no records, ragged rows, duplicate header names, a value missing from its
-        hierarchy, a bad hierarchy file; messages name the file and the column.
+    FileNotFoundError, IsADirectoryError, InstanceFormatError
+        As :func:`read_csv_table`; also a value missing from its hierarchy or a bad hierarchy file
+        (messages name the file, the line and the column).
     ValueError
-        Unknown column names in ``qi``, ``sensitive``, ``hierarchies`` or ``weights``.
-
-    Notes
-    -----
-    O(n · m) time; the Adult table (30,162 × 9) reads in well under a second.
-
-    References
-    ----------
-    Ciriani et al., "Theory of Privacy and Anonymity", 2009, §2 (quasi-identifiers and
-    hierarchies).
+        Unknown or repeated columns in ``qi``, ``sensitive`` (also in ``qi``), ``hierarchies`` or
+        ``weights``; a bad ``sep``. O(n · m) time: Adult (30,162 × 9) reads in under a second.
 
     Examples
     --------
@@ -237,16 +259,139 @@ def read_table(
     >>> read_table(p, sensitive="disease").attributes
     ('sex', 'zip')
     """
+    return table_from_csv(
+        read_csv_table(path, sep=sep),
+        qi=qi,
+        sensitive=sensitive,
+        hierarchies=hierarchies,
+        weights=weights,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class CsvTable:
+    """A CSV table as read, to build a :class:`Table` from and to publish in the same shape.
+
+    ``frame`` holds every record, every cell as written (strings), under the header names
+    stripped of surrounding blanks (the names :func:`table_from_csv` matches ``qi`` against);
+    ``header`` holds the names as written; ``lineterminator`` is ``"\\r\\n"`` when the header
+    line ends so, else ``"\\n"``; ``bom`` says whether the file starts with a UTF-8 byte-order
+    mark; ``lines`` is the (1-based) line each record starts on, for error messages.
+    """
+
+    path: Path
+    frame: pd.DataFrame
+    header: tuple[str, ...]
+    sep: str
+    lineterminator: str
+    bom: bool
+    lines: tuple[int, ...]
+
+
+def read_csv_table(path: StrPath, *, sep: str | None = None) -> CsvTable:
+    """Read a CSV table with a header row, checked, once (see :func:`read_table`).
+
+    The file must be UTF-8 (a byte-order mark is allowed), with ``\\n`` or ``\\r\\n`` line ends;
+    fields may be quoted (``"a;b"``, quoted line breaks). Blank lines are skipped. A record whose
+    fields are all empty (a line of separators) is refused, as are ragged rows and empty or
+    duplicate header names (compared stripped of blanks); messages name the file and the line.
+
+    Raises
+    ------
+    FileNotFoundError, IsADirectoryError, InstanceFormatError, ValueError
+        A missing path, a folder, a file that is not UTF-8 text or is malformed as above, a bad
+        ``sep`` (default: sniffed from the first line among ``;``, ``,`` and tab).
+    """
     file = Path(path)
-    frame = _read_frame(file, sep)
+    if file.is_dir():
+        raise IsADirectoryError(f"table file {file} is a folder, not a CSV file")
+    if not file.is_file():
+        raise FileNotFoundError(f"table file not found: {file}")
+    sep = None if sep is None else check_separator(sep)
+    text, bom = _decode(file)
+    if not text.strip():
+        raise InstanceFormatError(f"{file}: the file is empty")
+    detected = sep is None
+    sep = sep or sniff_separator(next(line for line in text.splitlines() if line.strip()))
+    rows, lines = _parse_rows(file, text, sep)
+    header, body = rows[0], rows[1:]
+    names = [c.strip() for c in header]
+    for j, c in enumerate(names):
+        if not c:
+            raise InstanceFormatError(f"{file} line {lines[0]}: header column {j + 1} has no name")
+        if c in names[:j]:
+            raise InstanceFormatError(
+                f"{file} line {lines[0]}: the header names column {c!r} twice (columns "
+                f"{names.index(c) + 1} and {j + 1})"
+            )
+    if not body:
+        raise InstanceFormatError(f"{file}: the table has a header but no records")
+    bad = [i for i, r in enumerate(body) if len(r) != len(names)]
+    if bad:
+        i = bad[0]
+        hint = f"; separator {sep!r} detected from the header" if detected else ""
+        raise InstanceFormatError(
+            f"{file}: ragged rows: data row {i + 1} (line {lines[i + 1]}) has {len(body[i])} "
+            f"fields, the header has {len(names)} ({len(bad)} such rows{hint})"
+        )
+    for i, r in enumerate(body):
+        if not any(c.strip() for c in r):
+            raise InstanceFormatError(
+                f"{file} line {lines[i + 1]}: data row {i + 1} has only empty fields (a line of "
+                f"separators); remove it or fill it in"
+            )
+    i = text.find("\n")
+    return CsvTable(
+        path=file,
+        frame=pd.DataFrame(body, columns=names, dtype=object),
+        header=tuple(header),
+        sep=sep,
+        lineterminator="\r\n" if i > 0 and text[i - 1] == "\r" else "\n",
+        bom=bom,
+        lines=tuple(lines[1:]),
+    )
+
+
+def table_from_csv(
+    data: CsvTable,
+    *,
+    qi: Sequence[str] | None = None,
+    sensitive: str | None = None,
+    hierarchies: Mapping[str, Hierarchy | StrPath | Sequence[Sequence[str]]]
+    | StrPath
+    | None = None,
+    weights: Sequence[float] | Mapping[str, float] | None = None,
+) -> Table:
+    """The :class:`Table` of a :class:`CsvTable` (parameters and errors as :func:`read_table`).
+
+    Values are the cells stripped of surrounding blanks; an empty cell is the value ``''``.
+    """
+    file, frame = data.path, data.frame
     header = list(frame.columns)
     if sensitive is not None and sensitive not in header:
         raise ValueError(f"{file}: `sensitive` column {sensitive!r} is not in the header {header}")
     columns = [c for c in header if c != sensitive] if qi is None else list(qi)
+    twice = [c for i, c in enumerate(columns) if c in columns[:i]]
+    if twice:
+        raise ValueError(f"{file}: `qi` names column {twice[0]!r} twice")
     unknown = [c for c in columns if c not in header]
     if unknown:
         raise ValueError(f"{file}: `qi` names unknown columns {unknown}; the header has {header}")
+    if sensitive is not None and sensitive in columns:
+        raise ValueError(
+            f"{file}: `sensitive` column {sensitive!r} is also in `qi`: a column is either a "
+            f"quasi-identifier or the sensitive attribute"
+        )
     hier = _resolve_hierarchies(file, hierarchies, columns)
+    for c, h in hier.items():  # a value missing from its hierarchy, named with its line
+        index = pd.Index(h.labels[0])
+        missing = np.flatnonzero(index.get_indexer(frame[c].astype(str).str.strip()) < 0)
+        if len(missing):
+            i = int(missing[0])
+            raise InstanceFormatError(
+                f"{file} line {data.lines[i]}: hierarchy of attribute {c!r} has no row for value "
+                f"{frame[c].iloc[i].strip()!r} ({len(missing)} such records)"
+            )
     w = _resolve_weights(file, weights, columns)
     try:
         return Table.from_dataframe(
@@ -256,39 +401,7 @@ def read_table(
         raise InstanceFormatError(f"{file}: {exc}") from None
 
 
-def _read_frame(path: Path, sep: str | None) -> pd.DataFrame:
-    """The CSV file as a DataFrame of strings: header and rows checked, separator sniffed."""
-    if not path.is_file():
-        raise FileNotFoundError(f"table file not found: {path}")
-    if sep is None:
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            first = next((line for line in f if line.strip()), "")
-        if not first:
-            raise InstanceFormatError(f"{path}: the file is empty")
-        sep = sniff_separator(first)
-    rows = _read_rows(path, sep)
-    if not rows:
-        raise InstanceFormatError(f"{path}: the file is empty")
-    header, body = rows[0], rows[1:]
-    if not body:
-        raise InstanceFormatError(f"{path}: the table has a header but no records")
-    dup = sorted({c for c in header if header.count(c) > 1})
-    if dup or any(not c for c in header):
-        raise InstanceFormatError(f"{path}: the header has duplicate or empty names {dup}")
-    widths = np.fromiter((len(r) for r in body), dtype=np.int64, count=len(body))
-    bad = np.flatnonzero(widths != len(header))
-    if len(bad):
-        i = int(bad[0])
-        raise InstanceFormatError(
-            f"{path}: ragged rows: data row {i + 1} (line {i + 2}) has {widths[i]} fields, the "
-            f"header has {len(header)} ({len(bad)} such rows)"
-        )
-    return pd.DataFrame(body, columns=header, dtype=str)
-
-
-def _resolve_hierarchies(
-    path: Path, hierarchies: Any, qi: list[str]
-) -> dict[str, Hierarchy | Sequence[Sequence[str]]]:
+def _resolve_hierarchies(path: Path, hierarchies: Any, qi: list[str]) -> dict[str, Hierarchy]:
     if hierarchies is None:
         return {}
     if isinstance(hierarchies, str | os.PathLike):
@@ -300,10 +413,12 @@ def _resolve_hierarchies(
     extra = sorted(set(hierarchies) - set(qi))
     if extra:
         raise ValueError(f"{path}: `hierarchies` names columns that are not QI: {extra}")
-    out: dict[str, Hierarchy | Sequence[Sequence[str]]] = {}
+    out: dict[str, Hierarchy] = {}
     for c, h in hierarchies.items():
         if isinstance(h, str | os.PathLike):
             h = read_hierarchy(h, attribute=c)
+        elif not isinstance(h, Hierarchy):
+            h = Hierarchy.from_rows(h, attribute=c)
         out[c] = h
     return out
 
@@ -366,15 +481,8 @@ def load_adult(
     Returns
     -------
     Table
-
-    Notes
-    -----
-    Reads ``adult.csv`` and the ``adult_hierarchy_<column>.csv`` files; O(n · m) time.
-
-    References
-    ----------
-    Kohavi & Becker, UCI Adult (1994), as distributed with ARX; used throughout the
-    k-anonymity literature (Ciriani et al. 2009, §3).
+        From ``adult.csv`` and the ``adult_hierarchy_<column>.csv`` files; O(n · m) time. Source:
+        Kohavi & Becker, UCI Adult (1994), as distributed with ARX (Ciriani et al. 2009, §3).
 
     Examples
     --------

@@ -29,6 +29,23 @@ def _readonly(a: ArrayLike, dtype: DTypeLike) -> np.ndarray:
     return a
 
 
+def _check_integer_codes(codes: ArrayLike) -> None:
+    """Value codes are integers: refuse fractions, booleans and text instead of truncating them."""
+    raw = np.asarray(codes)
+    if raw.size == 0 or raw.dtype.kind in "iu":
+        return
+    flat = raw.reshape(-1)
+    if raw.dtype.kind == "f":
+        bad = np.flatnonzero(~np.isfinite(flat) | (flat != np.round(flat)))
+        if not bad.size:
+            return
+        cell = np.unravel_index(int(bad[0]), raw.shape)
+        raise InstanceFormatError(
+            f"`codes` must be integers, got {float(flat[bad[0]])!r} at cell {tuple(map(int, cell))}"
+        )
+    raise InstanceFormatError(f"`codes` must be integers, got dtype {raw.dtype}")
+
+
 @dataclass(frozen=True, eq=False)
 class Hierarchy:
     """A value generalization hierarchy of one attribute.
@@ -192,6 +209,7 @@ class Table:
         ) -> None: ...
 
     def __post_init__(self) -> None:
+        _check_integer_codes(self.codes)
         codes = _readonly(self.codes, np.int32)
         if codes.ndim != 2:
             raise InstanceFormatError(f"`codes` must be a 2-d array, got shape {codes.shape}")
@@ -298,12 +316,23 @@ class Table:
         cols = list(df.columns)
         if sensitive is not None and sensitive not in cols:
             raise ValueError(f"`sensitive` column {sensitive!r} is not in the table {cols}")
+        dup_cols = sorted({str(c) for c in cols if cols.count(c) > 1})
+        if dup_cols:
+            raise InstanceFormatError(f"the table names column {dup_cols[0]!r} more than once")
         qi = [c for c in cols if c != sensitive] if qi is None else list(qi)
         unknown = [c for c in qi if c not in cols]
         if unknown:
             raise ValueError(f"`qi` names unknown columns {unknown}; the table has {cols}")
         if not qi:
             raise ValueError("`qi` must name at least one column")
+        twice = [c for i, c in enumerate(qi) if c in qi[:i]]
+        if twice:
+            raise ValueError(f"`qi` names column {twice[0]!r} twice")
+        if sensitive is not None and sensitive in qi:
+            raise ValueError(
+                f"`sensitive` column {sensitive!r} is also in `qi`: a column is either a "
+                f"quasi-identifier or the sensitive attribute"
+            )
         given = dict(hierarchies or {})
         extra = set(given) - set(qi)
         if extra:

@@ -27,8 +27,11 @@ def publish(
     labels : array of int, shape (n,) or Solution
         A partition that :func:`~anonratio.instances.verify` accepts (it is verified here).
     frame : pandas.DataFrame, optional
-        The original data (same rows, in order); its QI columns are replaced and the rest kept.
-        Default: the table's own labels (QI columns and the sensitive column).
+        The original data (same rows, in order, distinct column names): its QI columns are
+        replaced in place (same names, same order) and the rest kept, so the result has exactly
+        ``frame``'s columns and rows. Its QI cells, stripped of surrounding blanks, must be the
+        table's values (else ``ValueError``: the frame is not the table's data). Default: the
+        table's own labels (QI columns and the sensitive column).
 
     Returns
     -------
@@ -50,10 +53,7 @@ def publish(
     if frame is None:
         out = table.to_dataframe()
     else:
-        if len(frame) != table.n_records:
-            raise ValueError(
-                f"`frame` must have the table's {table.n_records} rows, got {len(frame)}"
-            )
+        _check_frame(frame, table)
         out = frame.copy()
     groups, _, levels = group_levels(instance, labels)
     # row of each record in `groups` (deleted records get -1)
@@ -71,3 +71,25 @@ def publish(
             cells[rows] = level_labels[h.groups[codes[rows], t]]
         out[name] = pd.Series(cells, index=out.index, dtype=object)
     return out
+
+
+def _check_frame(frame: pd.DataFrame, table: Any) -> None:
+    """``frame`` holds the table's records: its rows, its QI columns, its QI values."""
+    check_instance(frame, pd.DataFrame, "frame")
+    if len(frame) != table.n_records:
+        raise ValueError(f"`frame` must have the table's {table.n_records} rows, got {len(frame)}")
+    cols = list(frame.columns)
+    if len(set(cols)) != len(cols):
+        raise ValueError(f"`frame` has repeated column names: {cols}")
+    for j, name in enumerate(table.attributes):
+        if name not in cols:
+            raise ValueError(f"`frame` has no column {name!r} (a QI of the table); it has {cols}")
+        given = frame[name].astype(str).str.strip().to_numpy()
+        expected = np.asarray(table.values[j], dtype=object)[table.codes[:, j]]
+        differ = np.flatnonzero(given != expected)
+        if len(differ):
+            i = int(differ[0])
+            raise ValueError(
+                f"`frame` is not the table's data: column {name!r}, row {i} holds "
+                f"{given[i]!r}, the table {expected[i]!r}"
+            )

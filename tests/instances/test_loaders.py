@@ -10,11 +10,14 @@ from anonratio.instances import InstanceFormatError, KAnonymityInstance, verify
 from anonratio.instances.loaders import (
     ADULT_QI,
     DATASETS_ENV,
+    check_separator,
     datasets_dir,
     find_hierarchies,
     load_adult,
+    read_csv_table,
     read_hierarchy,
     read_table,
+    table_from_csv,
 )
 
 AGE_CSV = "1;[1-2];*\n2;[1-2];*\n3;[3-4];*\n4;[3-4];*\n"
@@ -52,10 +55,12 @@ def test_read_hierarchy_errors(tmp_path):
     with pytest.raises(InstanceFormatError, match=r"empty\.csv: hierarchy of attribute 'age' is"):
         read_hierarchy(empty, attribute="age")
     ragged = _write(tmp_path / "ragged.csv", "1;a;*\n2;*\n")
-    with pytest.raises(InstanceFormatError, match=r"ragged\.csv: .*attribute 'age' is ragged"):
+    with pytest.raises(
+        InstanceFormatError, match=r"ragged\.csv line 2: hierarchy of attribute 'age' is ragged"
+    ):
         read_hierarchy(ragged, attribute="age")
     dup = _write(tmp_path / "dup.csv", "1;*\n1;*\n")
-    with pytest.raises(InstanceFormatError, match=r"dup\.csv: .*attribute 'age' lists value"):
+    with pytest.raises(InstanceFormatError, match=r"dup\.csv line 2: .*'age' lists value '1' tw"):
         read_hierarchy(dup, attribute="age")
     nested = _write(tmp_path / "nest.csv", "a;x;P;*\nb;x;Q;*\n")
     with pytest.raises(InstanceFormatError, match=r"nest\.csv: .*'q'.*does not refine"):
@@ -64,7 +69,7 @@ def test_read_hierarchy_errors(tmp_path):
         read_hierarchy(tmp_path / "missing.csv", attribute="age")
     binary = tmp_path / "bin.csv"
     binary.write_bytes(b"\xff\xfe\x00bad")
-    with pytest.raises(InstanceFormatError, match=r"bin\.csv: not a UTF-8 text file"):
+    with pytest.raises(InstanceFormatError, match=r"bin\.csv line 1: not a UTF-8 text file"):
         read_hierarchy(binary, attribute="age")
 
 
@@ -124,13 +129,25 @@ def test_read_table_errors(tmp_path):
         InstanceFormatError, match=r"ragged\.csv: ragged rows: data row 2 \(line 3\) has 1 fields"
     ):
         read_table(ragged)
-    with pytest.raises(InstanceFormatError, match=r"dup\.csv: the header has duplicate"):
-        read_table(_write(tmp_path / "dup.csv", "a;a\n1;2\n"))
+    with pytest.raises(InstanceFormatError, match=r"dup\.csv line 1: the header names column 'a'"):
+        read_table(_write(tmp_path / "dup.csv", "a; a \n1;2\n"))
+    with pytest.raises(InstanceFormatError, match=r"noname\.csv line 2: header column 2 has no"):
+        read_table(_write(tmp_path / "noname.csv", "\na;;c\n1;2;3\n"))
+    with pytest.raises(InstanceFormatError, match=r"seps\.csv line 3: data row 2 has only empty"):
+        read_table(_write(tmp_path / "seps.csv", "a;b\n1;2\n ; \n"))
+    with pytest.raises(IsADirectoryError, match="is a folder, not a CSV file"):
+        read_table(tmp_path)
+    with pytest.raises(ValueError, match=r"`sep` must be one character .*got ';;'"):
+        read_table(_write(tmp_path / "ok.csv", "a;b\n1;2\n"), sep=";;")
     table = _write(tmp_path / "t.csv", TABLE_CSV)
     with pytest.raises(ValueError, match=r"t\.csv: `qi` names unknown columns \['zip'\]"):
         read_table(table, qi=["age", "zip"])
     with pytest.raises(ValueError, match=r"t\.csv: `sensitive` column 'x' is not in the header"):
         read_table(table, sensitive="x")
+    with pytest.raises(ValueError, match=r"t\.csv: `qi` names column 'age' twice"):
+        read_table(table, qi=["age", "sex", "age"])
+    with pytest.raises(ValueError, match=r"t\.csv: `sensitive` column 'sex' is also in `qi`"):
+        read_table(table, qi=["age", "sex"], sensitive="sex")
     with pytest.raises(ValueError, match=r"t\.csv: `hierarchies` names columns that are not QI"):
         read_table(table, qi=["age"], hierarchies={"sex": [["M"], ["F"]]})
     with pytest.raises(ValueError, match=r"t\.csv: `weights` names columns that are not QI"):
@@ -143,9 +160,42 @@ def test_read_table_value_missing_from_hierarchy(tmp_path):
     table = _write(tmp_path / "t.csv", TABLE_CSV)
     short = _write(tmp_path / "age.csv", "1;*\n2;*\n3;*\n")
     with pytest.raises(
-        InstanceFormatError, match=r"t\.csv: hierarchy of attribute 'age' has no row for value '4'"
+        InstanceFormatError,
+        match=r"t\.csv line 5: hierarchy of attribute 'age' has no row for value '4' \(1 such",
     ):
         read_table(table, sensitive="disease", hierarchies={"age": short})
+
+
+def test_read_csv_table_keeps_the_file_shape(tmp_path):
+    text = 'age ; sex;notes\r\n34; M ;"a;b"\r\n\r\n35;F;"two\r\nlines"\r\n'
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    data = read_csv_table(path)
+    assert data.header == ("age ", " sex", "notes") and list(data.frame.columns) == [
+        "age",
+        "sex",
+        "notes",
+    ]
+    assert (data.sep, data.lineterminator, data.bom, data.lines) == (";", "\r\n", True, (2, 4))
+    assert data.frame["notes"].tolist() == ["a;b", "two\r\nlines"]
+    assert data.frame["sex"].tolist() == [" M ", "F"]  # cells as written ...
+    table = table_from_csv(data, qi=["age", "sex"])
+    assert table.values[1] == ("F", "M")  # ... values stripped
+    with pytest.raises(InstanceFormatError, match=r"q\.csv line 2: malformed CSV"):
+        read_csv_table(_write(tmp_path / "q.csv", 'a;b\n1;"open\n'))
+
+
+@pytest.mark.parametrize(
+    ("sep", "expected"), [(";", ";"), ("\\t", "\t"), ("tab", "\t"), ("|", "|")]
+)
+def test_check_separator(sep, expected):
+    assert check_separator(sep) == expected
+
+
+@pytest.mark.parametrize("sep", ["", ";;", '"', "\n", 3])
+def test_check_separator_refuses(sep):
+    with pytest.raises(ValueError, match="`--sep` must be one character"):
+        check_separator(sep, "--sep")
 
 
 # -- the real data ------------------------------------------------------------------------------

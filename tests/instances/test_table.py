@@ -181,6 +181,13 @@ def test_from_dataframe_errors():
         Table.from_dataframe(_frame().iloc[:0])
     with pytest.raises(TypeError, match=r"`df` must be a pandas\.DataFrame, got dict"):
         Table.from_dataframe({"a": [1]})
+    with pytest.raises(ValueError, match="`qi` names column 'age' twice"):
+        Table.from_dataframe(_frame(), qi=["age", "sex", "age"])
+    with pytest.raises(ValueError, match="`sensitive` column 'sex' is also in `qi`"):
+        Table.from_dataframe(_frame(), qi=["age", "sex"], sensitive="sex")
+    twice = _frame().set_axis(["age", "age", "disease"], axis=1)
+    with pytest.raises(InstanceFormatError, match="names column 'age' more than once"):
+        Table.from_dataframe(twice, qi=["disease"])
 
 
 def test_from_dataframe_missing_hierarchy_value():
@@ -230,3 +237,14 @@ def test_content_hash_stable():
     assert other.content_hash != a.content_hash
     # pinned: the canonical JSON form (and so every stored instance id) must not change silently
     assert a.content_hash == "9df9f59b79b93b3d"
+
+
+def test_codes_are_integers_never_truncated():
+    values = (("0", "1"), ("0", "1"))
+    with pytest.raises(
+        InstanceFormatError, match=r"`codes` must be integers, got 0\.5 at cell \(1, 0\)"
+    ):
+        Table(np.array([[0.0, 1.0], [0.5, 1.0]]), ("a", "b"), values)
+    with pytest.raises(InstanceFormatError, match=r"`codes` must be integers, got dtype bool"):
+        Table(np.array([[True, False]]), ("a", "b"), values)
+    assert Table(np.array([[0.0, 1.0]]), ("a", "b"), values).codes.tolist() == [[0, 1]]
