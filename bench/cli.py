@@ -7,8 +7,9 @@ This module holds the parser and the entry point :func:`main`; the commands are 
 Every reporting command takes ``--json`` and then prints one JSON document on stdout. Bad input
 (an unknown name, a malformed file, a parameter out of range) ends with exit status 2 and one line
 ``anonratio: error: ...`` on stderr, never a traceback; a run that fails (solver error, a
-solution the verifier rejects) ends with exit status 1. Set ``ANONRATIO_DEBUG=1`` to get the
-traceback instead.
+solution the verifier rejects) ends with exit status 1. With ``--json`` an error is also one JSON
+document on stdout, ``{"error": "<the message>", "kind": "bad_input" | "run_failed", "type":
+"<exception class>"}``. Set ``ANONRATIO_DEBUG=1`` to get the traceback instead.
 
 Examples
 --------
@@ -32,17 +33,26 @@ from collections.abc import Callable, Sequence
 
 from anonratio.bench.cli_anonymize import cmd_anonymize
 from anonratio.bench.cli_commands import cmd_generate, cmd_list, cmd_report, cmd_run, cmd_solve
-from anonratio.bench.cli_common import PROG, CLIError, RunFailure
+from anonratio.bench.cli_common import (
+    PROG,
+    CLIError,
+    RunFailure,
+    UsageError,
+    error_document,
+    print_json,
+    wants_json,
+)
 
 __all__ = ["main", "build_parser", "CLIError", "RunFailure"]
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr: ``anonratio: error: ...``."""
+    """argparse, but a usage error raises :class:`UsageError`: :func:`main` reports it as one
+    line on stderr (``anonratio: error: ...``, exit status 2) and, with ``--json``, as an error
+    document on stdout."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"{PROG}: error: {' '.join(str(message).split())}\n")
-        sys.exit(2)
+        raise UsageError(" ".join(str(message).split()))
 
 
 def _positive_float(text: str) -> float:
@@ -104,6 +114,18 @@ def _add_run_and_report(sub: _Sub) -> None:
     p.add_argument("--out", metavar="DIR", help="output folder (default: results/<suite>)")
     p.add_argument("--jobs", type=int, default=2, help="local worker processes (default: 2)")
     p.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address")
+    p.add_argument(
+        "--time-limit",
+        type=_positive_float,
+        metavar="S",
+        help="seconds per run, replacing the suite's own (a worker is killed a grace later)",
+    )
+    p.add_argument(
+        "--memory-limit",
+        type=_positive_float,
+        metavar="MB",
+        help="address space a worker may add (RLIMIT_AS); a run over it is a memory_limit row",
+    )
     _add_json(p)
 
     p = _add(sub, "report", cmd_report, "summary table and plots of a results file or folder")
@@ -156,19 +178,43 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(text.split())
 
 
+def _fail(message: str, kind: str, code: int, as_json: bool, exc: BaseException) -> int:
+    """Report an error: one line on stderr and, with ``--json``, one JSON document on stdout."""
+    if as_json:
+        try:
+            print_json(error_document(message, kind, exc))
+            sys.stdout.flush()
+        except (OSError, ValueError):  # stdout closed: the stderr line still says it
+            pass
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``anonratio`` command; returns the exit status (0 ok, 1 run failed, 2 bad input)."""
+    """Run the ``anonratio`` command; returns the exit status (0 ok, 1 run failed, 2 bad input).
+
+    With ``--json`` an error is also one JSON document on stdout,
+    ``{"error": "<the stderr line's message>", "kind": "bad_input" | "run_failed" | ...}``
+    (:func:`~anonratio.bench.cli_common.error_document`), usage errors included.
+    """
     from anonratio.instances.errors import AnonratioError, InfeasibleSolutionError
 
+    argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = wants_json(argv)
+    debug = os.environ.get("ANONRATIO_DEBUG", "") not in ("", "0")
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help, --version, usage errors (already printed)
+    except UsageError as exc:
+        return _fail(str(exc), "bad_input", 2, as_json, exc)
+    except SystemExit as exc:  # --help, --version
         return exc.code if isinstance(exc.code, int) else 2
-    debug = os.environ.get("ANONRATIO_DEBUG", "") not in ("", "0")
+    as_json = bool(getattr(args, "json", False))
     try:
         return args.func(args)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        if as_json:
+            print_json(error_document("interrupted", "interrupted", exc))
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `anonratio ... | head`: stop quietly, as other tools do
@@ -180,13 +226,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RunFailure, InfeasibleSolutionError, ImportError) as exc:
         if debug:
             raise
-        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
-        return 1
+        return _fail(_one_line(exc), "run_failed", 1, as_json, exc)
     except (ValueError, AnonratioError, OSError) as exc:
         if debug:
             raise
-        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
-        return 2
+        return _fail(_one_line(exc), "bad_input", 2, as_json, exc)
+    except Exception as exc:  # a bug: still one line (ANONRATIO_DEBUG=1 shows the traceback)
+        if debug:
+            raise
+        message = f"internal error: {type(exc).__name__}: {_one_line(exc)}"
+        return _fail(message, "internal_error", 1, as_json, exc)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,11 +13,13 @@ import dataclasses
 import importlib.util
 import json
 import math
+import shlex
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from anonratio.bench.cli_common import (
+    PROG,
     CLIError,
     RunFailure,
     fmt,
@@ -228,17 +230,22 @@ def cmd_solve(args: argparse.Namespace) -> int:
         family=meta.get("family", "file"),
         meta=meta,
     )
+    doc = None
     if args.json:
         row = jsonable(record.to_row())
         for key in ("params", "family_params", "info"):  # JSON text in the store -> objects
             if isinstance(row.get(key), str):
                 row[key] = json.loads(row[key])
-        print_json({**row, "file": str(Path(args.file)), "guarantee_text": algo.guarantee_text})
+        doc = {**row, "file": str(Path(args.file)), "guarantee_text": algo.guarantee_text}
+    if not record.verified:  # with --json the record goes into the one error document
+        message = record.error or f"status {record.status}"
+        if not args.json:
+            _print_solve(args, instance, algo, record)
+        raise RunFailure(f"{algo.name} produced no verified solution: {message}", result=doc)
+    if args.json:
+        print_json(doc)
     else:
         _print_solve(args, instance, algo, record)
-    if not record.verified:
-        message = record.error or f"status {record.status}"
-        raise RunFailure(f"{algo.name} produced no verified solution: {message}")
     return 0
 
 
@@ -273,11 +280,53 @@ def _report_files(report: dict) -> dict[str, Any]:
     }
 
 
+def _resume_command(args: argparse.Namespace, out: Path) -> str:
+    """The ``anonratio run`` command line that resumes this sweep."""
+    words = ["anonratio", "run", args.suite, "--out", str(out), "--jobs", str(args.jobs)]
+    for flag, value in (
+        ("--scheduler", args.scheduler),
+        ("--time-limit", args.time_limit),
+        ("--memory-limit", args.memory_limit),
+    ):
+        if value is not None:
+            words += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
+    return shlex.join(words + (["--json"] if args.json else []))
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    """``anonratio run [SUITE] [--out DIR] [--jobs N] [--scheduler ADDR]``."""
-    from anonratio.bench.report import write_report
-    from anonratio.bench.runner import finalize, sweep
-    from anonratio.bench.store import write_results
+    """``anonratio run [SUITE] [--out DIR] [--jobs N] [--scheduler ADDR] [--time-limit S]
+    [--memory-limit MB]``: a durable sweep (journaled, resumable, locked; docs in the README)."""
+    from anonratio.bench._signals import NonBlockingStderr, StopRequested, stop_signals
+    from anonratio.bench.journal import JOURNAL, Journal, JournalLocked, check_out_dir
+
+    suite = _checked_suite(args)
+    out = check_out_dir(Path(args.out) if args.out else Path("results") / suite.name)
+    journal = Journal(out)
+    with stop_signals():
+        try:
+            journal.open()
+        except JournalLocked as exc:
+            raise CLIError(str(exc)) from None
+        state: dict[str, Any] = {}
+        try:
+            return _run_sweep(args, suite, out, journal, state)
+        except StopRequested as exc:
+            from anonratio.bench._sweep import pending_tasks
+
+            tasks = state.get("tasks", [])
+            kept = len(tasks) - len(pending_tasks(tasks, journal, args.memory_limit))
+            NonBlockingStderr().write(
+                f"\n{PROG}: stopped by {exc.name}: {kept} of {len(tasks)} runs are recorded in "
+                f"{out / JOURNAL}; to resume, run the same command again: "
+                f"{_resume_command(args, out)}\n"
+            )
+            return exc.exit_status
+        finally:
+            journal.close()
+
+
+def _checked_suite(args: argparse.Namespace) -> Any:
+    """The suite of ``anonratio run``, after checking ``--jobs`` and ``--scheduler``."""
     from anonratio.bench.suites import get_suite
 
     suite = get_suite(args.suite)
@@ -285,15 +334,45 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise CLIError(f"`--jobs` must be a positive integer, got {args.jobs}")
     if args.scheduler and importlib.util.find_spec("distributed") is None:
         raise CLIError('`--scheduler` needs dask.distributed: pip install "dask[distributed]"')
-    out = Path(args.out) if args.out else Path("results") / suite.name
+    return suite
+
+
+def _suite_tasks(suite: Any, args: argparse.Namespace) -> list:
+    """The suite's tasks, with ``--time-limit`` replacing their own."""
     tasks = suite.tasks()
+    if args.time_limit is not None:
+        tasks = [dataclasses.replace(t, time_limit=float(args.time_limit)) for t in tasks]
+    return tasks
+
+
+def _run_sweep(
+    args: argparse.Namespace, suite: Any, out: Path, journal: Any, state: dict[str, Any]
+) -> int:
+    from anonratio.bench._sweep import pending_tasks
+    from anonratio.bench.report import write_report
+    from anonratio.bench.runner import finalize, sweep
+    from anonratio.bench.store import write_results
+
+    tasks = state["tasks"] = _suite_tasks(suite, args)
+    todo = len(pending_tasks(tasks, journal, args.memory_limit))
     where = f"scheduler {args.scheduler}" if args.scheduler else f"{args.jobs} local processes"
     status(f"suite {suite.name!r}: {len(tasks)} runs on {where}; results in {out}/")
-    df = finalize(sweep(tasks, n_jobs=args.jobs, scheduler=args.scheduler, progress=True))
+    if todo < len(tasks):
+        status(f"resuming: {len(tasks) - todo} runs already recorded in {journal.path}")
+    df = sweep(
+        tasks,
+        n_jobs=args.jobs,
+        scheduler=args.scheduler,
+        progress=True,
+        memory_limit_mb=args.memory_limit,
+        journal=journal,
+    )
+    df = finalize(df)
     failed = int((~df["verified"].fillna(False).astype(bool)).sum())
     if failed:
         status(f"{failed} of {len(df)} runs gave no verified solution (see `status`, `error`)")
     files = {k: str(v) for k, v in write_results(df, out).items()}
+    files["journal"] = str(journal.path)
     report = write_report(df, out)
     files.update(_report_files(report))
     _summary_output(args, report["summary"], files)

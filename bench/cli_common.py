@@ -16,6 +16,9 @@ __all__ = [
     "PROG",
     "CLIError",
     "RunFailure",
+    "UsageError",
+    "wants_json",
+    "error_document",
     "parse_params",
     "print_json",
     "frame_records",
@@ -32,7 +35,45 @@ class CLIError(ValueError):
 
 
 class RunFailure(RuntimeError):
-    """A run that did not produce a verified answer (exit status 1)."""
+    """A run that did not produce a verified answer (exit status 1).
+
+    ``result`` is what the command would have printed with ``--json`` (the run's record): the
+    error document carries it, so stdout stays one JSON document.
+    """
+
+    def __init__(self, message: str, result: Any = None) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class UsageError(CLIError):
+    """An argparse usage error (unknown command, missing or malformed option): exit status 2."""
+
+
+def wants_json(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` asks for ``--json`` (or an abbreviation argparse accepts), before ``--``."""
+    for arg in argv:
+        if arg == "--":
+            return False
+        if arg == "--json" or (len(arg) > 4 and "--json".startswith(arg)):
+            return True
+    return False
+
+
+def error_document(message: str, kind: str, exc: BaseException | None = None) -> dict[str, Any]:
+    """The ``--json`` form of an error: ``{"error": message, "kind": kind, "type": ...}``.
+
+    ``kind`` is ``bad_input`` (exit status 2), ``run_failed`` (1), ``internal_error`` (1) or
+    ``interrupted`` (130); ``type`` names the exception class (``InstanceFormatError``); a failed
+    run adds its record as ``result``.
+    """
+    doc: dict[str, Any] = {"error": message, "kind": kind}
+    if exc is not None:
+        doc["type"] = type(exc).__name__
+        result = getattr(exc, "result", None)
+        if result is not None:
+            doc["result"] = result
+    return doc
 
 
 def parse_params(items: Iterable[str] | None) -> dict[str, str]:

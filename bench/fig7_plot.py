@@ -18,6 +18,7 @@ from anonratio.bench.fig7 import (
     fig7_frame,
     subrange_max,
 )
+from anonratio.instances.io import atomic_write
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -111,7 +112,7 @@ def _overfull_figure(frame, out_dir):
         fontsize=11,
     )
     path = Path(out_dir) / "fig7_overfull.png"
-    fig.savefig(path)
+    atomic_write(path, lambda fh: fig.savefig(fh, format="png"))
     return path
 
 
@@ -151,7 +152,7 @@ def _certified_figure(frame, out_dir):
         fontsize=11,
     )
     path = Path(out_dir) / "fig7_certified.png"
-    fig.savefig(path)
+    atomic_write(path, lambda fh: fig.savefig(fh, format="png"))
     return path
 
 
@@ -236,9 +237,11 @@ def write_fig7(frame: pd.DataFrame, obs: dict, out_dir: str | Path) -> list[Path
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [_overfull_figure(frame, out_dir), _certified_figure(frame, out_dir)]
     js = out_dir / "observations.json"
-    js.write_text(json.dumps(obs, indent=2) + "\n", encoding="utf-8")
+    text = json.dumps(obs, indent=2) + "\n"
+    atomic_write(js, lambda fh: fh.write(text), mode="w", encoding="utf-8")
     md = out_dir / "observations.md"
-    md.write_text(observations_markdown(obs), encoding="utf-8")
+    summary = observations_markdown(obs)
+    atomic_write(md, lambda fh: fh.write(summary), mode="w", encoding="utf-8")
     return paths + [js, md]
 
 

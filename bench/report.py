@@ -21,12 +21,14 @@ import json
 import math
 import re
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from anonratio.bench.fig7_plot import plot_fig7
+from anonratio.instances.io import atomic_write
 
 if TYPE_CHECKING:
     from anonratio.bench.declarations import Algorithm
@@ -294,7 +296,7 @@ def plot_ratios(df: pd.DataFrame, out_dir: str | Path) -> list[Path]:
             fig.suptitle(f"{problem}: empirical approximation ratio vs k", fontsize=12)
             _style_legend(fig, algorithms, colors)
             path = out_dir / f"ratios_{_slug(problem)}.png"
-            fig.savefig(path)
+            atomic_write(path, partial(fig.savefig, format="png"))
             written.append(path)
         path = _plot_runtime(problem, p, out_dir)
         if path is not None:
@@ -331,7 +333,7 @@ def _plot_runtime(problem, p, out_dir):
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=9)
     path = out_dir / f"runtime_{_slug(problem)}.png"
-    fig.savefig(path)
+    atomic_write(path, lambda fh: fig.savefig(fh, format="png"))
     return path
 
 
@@ -435,9 +437,10 @@ def write_report(df: pd.DataFrame, out_dir: str | Path) -> dict[str, Any]:
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = summarize(df)
     csv_path = out_dir / "summary.csv"
-    summary.to_csv(csv_path, index=False)
+    atomic_write(csv_path, lambda fh: summary.to_csv(fh, index=False), mode="w", newline="")
     md_path = out_dir / "summary.md"
-    md_path.write_text(_MD_HEADER + format_table(summary, markdown=True) + "\n", encoding="utf-8")
+    text = _MD_HEADER + format_table(summary, markdown=True) + "\n"
+    atomic_write(md_path, lambda fh: fh.write(text), mode="w", encoding="utf-8")
     plots = plot_ratios(df, out_dir)
     plots += plot_fig7(df, out_dir)  # Figure 7 of Du et al. (2009) when Census runs are present
     return {"summary": summary, "summary_csv": csv_path, "summary_md": md_path, "plots": plots}

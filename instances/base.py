@@ -6,7 +6,7 @@ layer can verify and bound any instance without knowing its problem.
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import singledispatch
 from typing import Any, ClassVar, TypeVar, cast
@@ -23,6 +23,7 @@ __all__ = [
     "register_problem",
     "instance_to_dict",
     "instance_from_dict",
+    "instance_fields",
     "instance_id",
     "PROBLEMS",
 ]
@@ -126,20 +127,66 @@ def instance_to_dict(instance: Any) -> dict[str, Any]:
     return {"problem": instance.problem, **instance.to_dict()}
 
 
+def instance_fields(
+    d: Any, problem: str, *, required: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> Mapping[str, Any]:
+    """``d`` if it is a JSON object with every ``required`` field and no unknown one.
+
+    The ``from_dict`` of every problem starts here, then hands the raw values to its constructor,
+    so a file goes through the same validation as a call (nothing is coerced before it).
+
+    Raises
+    ------
+    InstanceFormatError
+        Not an object, a missing field or an unknown one (a misspelt field is never ignored).
+    """
+    what = f"malformed {problem} instance"
+    if not isinstance(d, Mapping):
+        raise InstanceFormatError(f"{what}: expected a JSON object, got {type(d).__name__}")
+    missing = [f for f in required if f not in d]
+    if missing:
+        raise InstanceFormatError(f"{what}: missing field {missing[0]!r}")
+    known = (*required, *optional)
+    unknown = [f for f in d if f not in known]
+    if unknown:
+        raise InstanceFormatError(
+            f"{what}: unknown field {unknown[0]!r}; known fields: {list(known)}"
+        )
+    return d
+
+
 def instance_from_dict(d: dict[str, Any]) -> Any:
     """The instance of :func:`instance_to_dict`'s output (``id``, ``family``, ``meta`` ignored).
 
-    Raises :class:`InstanceFormatError` for a non-dict, a missing or unknown ``problem``.
+    The fields go to the problem's ``from_dict`` and from there, unconverted, to its constructor:
+    one validation path for calls and files.
+
+    Raises
+    ------
+    InstanceFormatError
+        A non-dict, a missing or unknown ``problem``, a missing or unknown field, or a field the
+        constructor rejects: ``malformed bin-covering instance: `k` must be an integer >= 1, got
+        3.9`` (the constructor's message, which names the field and the value).
     """
-    if not isinstance(d, dict) or "problem" not in d:
-        raise InstanceFormatError("an instance object needs a 'problem' field")
-    cls = PROBLEMS.get(d["problem"])
+    if not isinstance(d, Mapping):
+        raise InstanceFormatError(f"an instance must be a JSON object, got {type(d).__name__}")
+    if "problem" not in d:
+        raise InstanceFormatError("missing field 'problem'")
+    problem = d["problem"]
+    cls = PROBLEMS.get(problem) if isinstance(problem, str) else None
     if cls is None:
         raise InstanceFormatError(
-            f"unknown problem {d['problem']!r}; known problems: {sorted(PROBLEMS)}"
+            f"unknown problem {problem!r}; known problems: {sorted(PROBLEMS)}"
         )
     body = {k: v for k, v in d.items() if k not in ("problem", "id", "family", "meta")}
-    return cls.from_dict(body)
+    what = f"malformed {problem} instance"
+    try:
+        return cls.from_dict(body)
+    except (ValueError, TypeError, KeyError, OverflowError) as exc:
+        text = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+        if text.startswith(what):
+            raise InstanceFormatError(text) from None
+        raise InstanceFormatError(f"{what}: {text}") from None
 
 
 def instance_id(instance: Any) -> str:

@@ -5,18 +5,23 @@ saved file names its instance the way the results store does. Files ending in ``
 gzip-compressed.
 """
 
+import contextlib
+import errno
 import gzip
 import json
 import math
 import os
+import tempfile
+import zlib
+from collections.abc import Callable
 from pathlib import Path, PurePath
-from typing import Any, Literal, TextIO
+from typing import IO, Any
 
 import numpy as np
 from anonratio.instances.base import PROBLEMS, instance_from_dict, instance_id, instance_to_dict
 from anonratio.instances.errors import InstanceFormatError
 
-__all__ = ["save_instance", "load_instance", "jsonable"]
+__all__ = ["atomic_write", "save_instance", "load_instance", "jsonable"]
 
 
 def jsonable(value: Any, *, strict: bool = False) -> Any:
@@ -78,12 +83,64 @@ def _strict_jsonable(value: Any) -> Any:
     return jsonable(value, strict=True)
 
 
-def _open(path: Path, mode: Literal["r", "w"]) -> TextIO:
-    if path.suffix != ".gz":
-        return open(path, mode, encoding="utf-8")
-    if mode == "r":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return gzip.open(path, "wt", encoding="utf-8")
+def _read_text(path: Path) -> str:
+    """The text of an instance file (gunzipped for ``.gz``); :class:`InstanceFormatError` for
+    a file that is not UTF-8 text."""
+    data = path.read_bytes()
+    if path.suffix == ".gz":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InstanceFormatError(
+                f"{path}: not a valid JSON instance file: not a gzip file ({exc})"
+            ) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InstanceFormatError(
+            f"{path}: not a valid JSON instance file: not UTF-8 text "
+            f"(byte 0x{data[exc.start]:02x} at offset {exc.start}; a binary file?)"
+        ) from None
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` of :func:`json.loads`: a key given twice is an error, not the
+    silent last-one-wins of the json module."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _parse(path: Path, text: str) -> Any:
+    if not text.strip():
+        raise InstanceFormatError(f"{path}: empty file, not a JSON instance")
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as exc:
+        raise InstanceFormatError(
+            f"{path}: not a valid JSON instance file: {exc.msg} at line {exc.lineno}, "
+            f"column {exc.colno}"
+        ) from None
+    except _DuplicateKey as exc:
+        raise InstanceFormatError(
+            f"{path}: not a valid JSON instance file: the key {exc.args[0]!r} appears twice "
+            "in one object"
+        ) from None
+    except RecursionError:
+        raise InstanceFormatError(
+            f"{path}: not a valid JSON instance file: nested too deeply"
+        ) from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise InstanceFormatError(
+            f"{path}: not a valid JSON instance file: {' '.join(str(exc).split())}"
+        ) from None
 
 
 def save_instance(
@@ -97,7 +154,8 @@ def save_instance(
     Parameters
     ----------
     path : str or Path
-        Target file (``.json``, or ``.json.gz`` for gzip). Parent folders are created.
+        Target file (``.json``, or ``.json.gz`` for gzip). Parent folders are created; the file
+        is written to a temporary file beside it and renamed, so it is never left half written.
     instance : a registered instance type
     meta : dict, optional
         JSON-serializable metadata (family, generator params, seed, known optimum, ...); numpy
@@ -130,13 +188,19 @@ def save_instance(
         )
     body = instance_to_dict(instance)
     ident = instance_id(instance)
-    doc = {"problem": body.pop("problem"), "id": ident, "meta": dict(meta or {})}
+    # NaN and infinities in `meta` become null: the file stays standard JSON
+    doc = {
+        "problem": body.pop("problem"),
+        "id": ident,
+        "meta": jsonable(dict(meta or {}), strict=True),
+    }
     doc.update(body)
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(doc, default=_strict_jsonable, separators=(",", ":"))
-    with _open(path, "w") as f:
-        f.write(text)
+    text = json.dumps(doc, default=_strict_jsonable, separators=(",", ":"), allow_nan=False)
+    data = gzip.compress(text.encode()) if path.suffix == ".gz" else text.encode()
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+    atomic_write(path, lambda f: f.write(data))
     return ident
 
 
@@ -156,8 +220,10 @@ def load_instance(path: str | os.PathLike[str]) -> tuple[Any, dict[str, Any]]:
     FileNotFoundError
         If the file does not exist.
     InstanceFormatError
-        Not valid JSON, not an object, missing or malformed fields, an unknown problem, or an
-        ``id`` that does not match the content; the message names the file.
+        A directory, an empty or binary file, not valid JSON (the message gives the line and
+        column), a key given twice, not an object, a missing, unknown or malformed field (the
+        constructor's own validation: the message names the field and the value), an unknown
+        problem, or an ``id`` that does not match the content. The message starts with the path.
 
     Notes
     -----
@@ -176,32 +242,69 @@ def load_instance(path: str | os.PathLike[str]) -> tuple[Any, dict[str, Any]]:
     (True, {'seed': 0})
     """
     path = Path(path)
-    if not path.is_file():
+    if path.is_dir():
+        raise InstanceFormatError(f"{path}: is a directory, not an instance file")
+    if not path.exists():
         raise FileNotFoundError(f"instance file not found: {path}")
-    try:
-        with _open(path, "r") as f:
-            doc = json.load(f)
-    except (json.JSONDecodeError, UnicodeDecodeError, OSError, EOFError) as exc:
-        raise InstanceFormatError(f"{path}: not a valid JSON instance file ({exc})") from None
+    doc = _parse(path, _read_text(path))
     if not isinstance(doc, dict):
-        raise InstanceFormatError(f"{path}: expected a JSON object, got {type(doc).__name__}")
+        raise InstanceFormatError(f"{path}: expected a JSON object, got {_json_type(doc)}")
     if "problem" not in doc:
         raise InstanceFormatError(f"{path}: missing field 'problem'")
     meta = doc.get("meta", {})
     if not isinstance(meta, dict):
-        raise InstanceFormatError(f"{path}: field 'meta' must be an object")
+        raise InstanceFormatError(f"{path}: field 'meta' must be an object, got {_json_type(meta)}")
+    stored = doc.get("id")
+    if stored is not None and not isinstance(stored, str):
+        raise InstanceFormatError(f"{path}: field 'id' must be a string, got {stored!r}")
     try:
         instance = instance_from_dict(doc)
     except InstanceFormatError as exc:
         raise InstanceFormatError(f"{path}: {exc}") from None
-    except KeyError as exc:
-        raise InstanceFormatError(f"{path}: missing field {exc}") from None
-    except (TypeError, ValueError) as exc:
-        raise InstanceFormatError(f"{path}: malformed instance ({exc})") from None
-    stored = doc.get("id")
     if stored is not None and stored != instance_id(instance):
         raise InstanceFormatError(
             f"{path}: stored id {stored!r} does not match the content hash "
             f"{instance_id(instance)!r} (the file was edited or corrupted)"
         )
     return instance, meta
+
+
+def _json_type(value: Any) -> str:
+    """The JSON name of a parsed value's type: ``array``, ``string``, ``number``, ..."""
+    names = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
+    return "null" if value is None else names.get(type(value), "object")
+
+
+def atomic_write(
+    path: str | os.PathLike[str],
+    write: Callable[[IO[Any]], Any],
+    *,
+    mode: str = "wb",
+    encoding: str | None = None,
+    newline: str | None = None,
+) -> Path:
+    """Write a file so that ``path`` holds the old content or the new, never a part.
+
+    ``write(file)`` fills a temporary file in the target folder (created if missing), which is
+    flushed to disk and renamed over ``path`` (:func:`os.replace`); on any error the temporary
+    file is removed and ``path`` is untouched. The file gets the usual permissions (``0o666``
+    less the umask). Every output of anonratio (instance files, results, reports, figures,
+    published tables) is written through it.
+    """
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, mode, encoding=encoding, newline=newline) as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, out)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return out

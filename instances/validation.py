@@ -41,7 +41,10 @@ __all__ = [
     "check_seed",
     "check_time_limit",
     "dispatch",
+    "as_array",
+    "check_counts",
     "SeedLike",
+    "MAX_COUNT",
 ]
 
 T = TypeVar("T")
@@ -54,6 +57,9 @@ Closed = Literal["both", "left", "right", "neither"]
 
 #: the largest seed every solver accepts (CP-SAT and HiGHS take 31-bit seeds)
 MAX_SEED = 2**31 - 2
+
+#: the largest count (item size, node or point weight) and sum of counts: exact in float64
+MAX_COUNT = 2**53
 
 
 def _is_int(value: Any) -> bool:
@@ -349,3 +355,107 @@ def dispatch(methods: Mapping[str, Any], method: Any, instance: Any, **kwargs: A
     ``ValueError`` naming ``method`` and the known names when ``method`` is unknown.
     """
     return methods[check_choice("method", method, methods)](instance, **kwargs)
+
+
+def as_array(name: str, values: Any, *, error: type[Exception] = ValueError) -> np.ndarray:
+    """``numpy.asarray(values)``, but a ragged nested sequence raises ``error`` naming ``name``.
+
+    A ragged sequence (``[1, [2]]``) becomes a 1-D object array when its first level is regular,
+    so that :func:`check_counts` can name the offending entry.
+
+    Examples
+    --------
+    >>> as_array("sizes", [1, [2, 3]]).tolist()
+    [1, [2, 3]]
+    """
+    try:
+        return np.asarray(values)
+    except (ValueError, TypeError):
+        pass
+    try:
+        out = np.empty(len(values), dtype=object)
+        out[:] = list(values)
+        return out
+    except (ValueError, TypeError):
+        raise error(
+            f"`{name}` must be a sequence of numbers, got a ragged nested sequence"
+        ) from None
+
+
+def _count_ok(x: Any, low: int) -> bool:
+    if _is_int(x):
+        return low <= x <= MAX_COUNT
+    return _is_real(x) and math.isfinite(x) and float(x).is_integer() and low <= x <= MAX_COUNT
+
+
+def check_counts(
+    name: str,
+    values: Any,
+    *,
+    low: int = 0,
+    where: str = "index",
+    labels: Any = None,
+    error: type[Exception] = ValueError,
+) -> np.ndarray:
+    """``values`` (a 1-D sequence) as an int64 array of counts in ``[low, 2**53]``.
+
+    The one rule of every count of an instance (item sizes, node and point weights): an integer,
+    or a float with an integral value (``30.0``, as a float array holds it); never a boolean, a
+    string, ``None``, NaN, an infinity, a fraction or a nested sequence; at most
+    :data:`MAX_COUNT` = 2**53 each and in total (so that loads stay exact). The message names
+    the first offending entry by its position (``where`` and ``labels`` name it: ``at node 'a'``).
+
+    Examples
+    --------
+    >>> check_counts("sizes", [3, 2.0], low=1).tolist()
+    [3, 2]
+    >>> check_counts("sizes", [3, 1.5], low=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: `sizes` must be positive integers, got 1.5 at index 1
+    >>> check_counts("sizes", [3, True])
+    Traceback (most recent call last):
+    ...
+    ValueError: `sizes` must be non-negative integers, got True at index 1
+    """
+    rule = "positive integers" if low == 1 else f"integers >= {low}"
+    if low == 0:
+        rule = "non-negative integers"
+
+    def fail(i: int, x: Any, prefix: str = "") -> None:
+        place = f"{where} {labels[i]!r}" if labels is not None else f"{where} {i}"
+        if _is_real(x) and math.isfinite(x) and float(x).is_integer() and x > MAX_COUNT:
+            raise error(f"`{name}` must be {rule} <= 2**53, got {x!r} at {place}")
+        raise error(f"`{name}` must be {rule}, got {prefix}{x!r} at {place}")
+
+    arr = as_array(name, values, error=error).reshape(-1)
+    if arr.dtype.kind == "b":
+        raise error(f"`{name}` must be {rule}, got dtype bool")
+    if arr.dtype.kind in "iuf" and not isinstance(values, np.ndarray):
+        # numpy reads [True, 2] as [1, 2]: find a boolean the conversion hid
+        for i, x in enumerate(np.asarray(values, dtype=object).reshape(-1)):
+            if isinstance(x, bool | np.bool_):
+                fail(i, x)
+    if arr.dtype.kind in "iu":
+        bad = np.flatnonzero((arr < low) | (arr > MAX_COUNT))
+    elif arr.dtype.kind == "f":
+        ok = np.isfinite(arr)
+        ok[ok] = (arr[ok] == np.round(arr[ok])) & (arr[ok] >= low) & (arr[ok] <= MAX_COUNT)
+        bad = np.flatnonzero(~ok)
+    else:  # strings, objects (None, nested lists, integers beyond int64): one by one
+        items = arr.tolist()
+        if arr.dtype != object and not isinstance(values, np.ndarray):  # [1, "a"]: not "1"
+            items = np.asarray(values, dtype=object).reshape(-1).tolist()
+        for i, x in enumerate(items):
+            if not _count_ok(x, low):
+                fail(i, x, "" if arr.dtype == object else f"dtype {arr.dtype}: ")
+        bad = np.empty(0, dtype=np.intp)
+        arr = np.array([int(x) for x in items], dtype=np.int64)
+    if bad.size:
+        i = int(bad[0])
+        fail(i, arr[i].item())
+    out = arr.astype(np.int64)
+    if out.size and float(out.sum(dtype=np.float64)) > MAX_COUNT:
+        total = sum(int(x) for x in out.tolist())
+        raise error(f"`{name}` must sum to at most 2**53, got {total}")
+    return out

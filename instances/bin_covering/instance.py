@@ -21,13 +21,14 @@ from anonratio.instances.base import (
     Verification,
     _labels_of,
     finish_verification,
+    instance_fields,
     lower_bound,
     register_problem,
 )
 from anonratio.instances.base import verify as _verify
 from anonratio.instances.errors import InfeasibleInstanceError
 from anonratio.instances.solution import Solution
-from anonratio.instances.validation import check_int, check_number
+from anonratio.instances.validation import as_array, check_counts, check_int, check_number
 from numpy.typing import ArrayLike
 
 __all__ = [
@@ -57,31 +58,22 @@ def _bin_covering_iv(
     sizes: Any, k: Any, names: Any
 ) -> tuple[np.ndarray, int, tuple[str, ...] | None]:
     k = check_int("k", k, low=1)
-    arr = np.asarray(sizes)
+    arr = as_array("sizes", sizes)
     if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"`sizes` must be a non-empty 1-D sequence, got shape {arr.shape}")
-    if arr.dtype == bool or not (
-        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
-    ):
-        raise ValueError(f"`sizes` must be positive integers, got dtype {arr.dtype}")
-    if np.issubdtype(arr.dtype, np.floating):
-        bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))
-        if bad.size:
-            i = int(bad[0])
-            raise ValueError(
-                f"`sizes` must be positive integers, got {arr[i].item()!r} at index {i}"
-            )
-    bad = np.flatnonzero(arr <= 0)
-    if bad.size:
-        i = int(bad[0])
-        raise ValueError(f"`sizes` must be positive integers, got {arr[i].item()!r} at index {i}")
-    arr = arr.astype(np.int64)
+        got = f"{sizes!r:.80}" if arr.ndim == 0 else f"shape {arr.shape}"
+        raise ValueError(f"`sizes` must be a non-empty 1-D sequence, got {got}")
+    arr = check_counts("sizes", sizes, low=1)
     total = int(arr.sum())
     if total < k:
         raise InfeasibleInstanceError(
             f"the item sizes sum to {total}, less than k={k}: no bin can reach k"
         )
     if names is not None:
+        if isinstance(names, str | bytes | Mapping) or not isinstance(names, Sequence | np.ndarray):
+            raise ValueError(f"`names` must be a sequence of strings or None, got {names!r:.80}")
+        bad = [(i, s) for i, s in enumerate(names) if not isinstance(s, str | np.str_)]
+        if bad:
+            raise ValueError(f"`names` must be strings, got {bad[0][1]!r} at index {bad[0][0]}")
         names = tuple(str(s) for s in names)
         if len(names) != arr.size:
             raise ValueError(f"`names` must have one entry per item ({arr.size}), got {len(names)}")
@@ -169,8 +161,9 @@ class BinCoveringInstance:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Self:
-        """The instance of :meth:`to_dict`'s output."""
-        return cls(np.asarray(d["sizes"], dtype=np.int64), int(d["k"]), d.get("names"))
+        """The instance of :meth:`to_dict`'s output, validated as the constructor validates."""
+        d = instance_fields(d, cls.problem, required=("sizes", "k"), optional=("names",))
+        return cls(d["sizes"], d["k"], d.get("names"))
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ heaviest weighs at least ``ceil(W / floor(W / k))``.
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from numbers import Real
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
@@ -44,6 +45,7 @@ from anonratio.instances.base import (
     Verification,
     _labels_of,
     finish_verification,
+    instance_fields,
     lower_bound,
     register_problem,
     verify,
@@ -51,7 +53,7 @@ from anonratio.instances.base import (
 from anonratio.instances.errors import InfeasibleInstanceError, InstanceFormatError
 from anonratio.instances.gps_rectangles.grid import rectangle_weights
 from anonratio.instances.solution import Solution
-from anonratio.instances.validation import check_int
+from anonratio.instances.validation import as_array, check_counts, check_int
 from numpy.typing import ArrayLike
 
 __all__ = [
@@ -67,12 +69,18 @@ _PAIR_BLOCK = 2_000_000
 
 def _gps_iv(points: Any, weights: Any, k: Any) -> tuple[np.ndarray, np.ndarray, int]:
     k = check_int("k", k, low=1)
-    try:
-        pts = np.asarray(points, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InstanceFormatError(f"`points` must be numeric (x, y) pairs: {exc}") from None
-    if np.asarray(points).dtype == bool:
+    raw = as_array("points", points, error=InstanceFormatError)
+    if raw.dtype == bool:
         raise InstanceFormatError("`points` must be numeric (x, y) pairs, got booleans")
+    if raw.dtype.kind not in "iuf" or not isinstance(points, np.ndarray):
+        _check_coordinates(raw if isinstance(points, np.ndarray) else points)
+    try:
+        pts = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InstanceFormatError(
+            "`points` must be a non-empty array of (x, y) pairs, shape (n, 2), got rows of "
+            "different lengths"
+        ) from None
     if pts.ndim != 2 or pts.shape[1] != 2 or pts.shape[0] == 0:
         raise InstanceFormatError(
             f"`points` must be a non-empty array of (x, y) pairs, shape (n, 2), got {pts.shape}"
@@ -92,30 +100,27 @@ def _gps_iv(points: Any, weights: Any, k: Any) -> tuple[np.ndarray, np.ndarray, 
     return pts + 0.0, w, k  # + 0.0 turns -0.0 into 0.0
 
 
+def _check_coordinates(points: Any) -> None:
+    """Name the first row that is not a pair of numbers (strings, booleans, ``None``, ...)."""
+    rows = points if isinstance(points, list | tuple | np.ndarray) else []
+    for i, row in enumerate(rows):
+        pair = list(row) if isinstance(row, list | tuple | np.ndarray) else [row]
+        if not all(isinstance(x, Real) and not isinstance(x, bool | np.bool_) for x in pair):
+            raise InstanceFormatError(
+                f"`points` must be numeric (x, y) pairs, got {row!r:.80} at index {i}"
+            )
+
+
 def _gps_weights(weights: Any, n: int) -> np.ndarray:
     """The validated int64 weights of ``n`` points (``None``: 1 each)."""
     if weights is None:
         return np.ones(n, dtype=np.int64)
-    raw = np.asarray(weights)
+    raw = as_array("weights", weights, error=InstanceFormatError)
     if raw.shape != (n,):
         raise InstanceFormatError(
             f"`weights` must have one entry per point ({n}), got shape {raw.shape}"
         )
-    if raw.dtype == bool or not (
-        np.issubdtype(raw.dtype, np.integer) or np.issubdtype(raw.dtype, np.floating)
-    ):
-        raise InstanceFormatError(f"`weights` must be non-negative integers, got dtype {raw.dtype}")
-    bad = np.empty(0, dtype=np.intp)
-    if np.issubdtype(raw.dtype, np.floating):  # first a NaN, an infinity or a fraction
-        bad = np.flatnonzero(~np.isfinite(raw) | (raw != np.round(raw)))
-    if not bad.size:
-        bad = np.flatnonzero(raw < 0)
-    if bad.size:
-        i = int(bad[0])
-        raise InstanceFormatError(
-            f"`weights` must be non-negative integers, got {raw[i].item()!r} at index {i}"
-        )
-    return raw.astype(np.int64)
+    return check_counts("weights", weights, error=InstanceFormatError)
 
 
 def _merge_duplicates(pts: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -281,12 +286,9 @@ class GpsRectanglesInstance:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Self:
-        """The instance of :meth:`to_dict`'s output."""
-        try:
-            points, weights, k = d["points"], d["weights"], d["k"]
-        except (KeyError, TypeError) as exc:
-            raise InstanceFormatError(f"malformed gps-rectangles instance: {exc!r}") from None
-        return cls(points, weights, k)
+        """The instance of :meth:`to_dict`'s output, validated as the constructor validates."""
+        d = instance_fields(d, cls.problem, required=("points", "weights", "k"))
+        return cls(d["points"], d["weights"], d["k"])
 
 
 # ---------------------------------------------------------------------------------------------

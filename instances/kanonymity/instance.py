@@ -21,13 +21,20 @@ from anonratio.instances.base import (
     Verification,
     _labels_of,
     finish_verification,
+    instance_fields,
     lower_bound,
     register_problem,
     verify,
 )
-from anonratio.instances.errors import InfeasibleInstanceError
+from anonratio.instances.errors import InfeasibleInstanceError, InstanceFormatError
 from anonratio.instances.table import Hierarchy, Table
-from anonratio.instances.validation import check_choice, check_instance, check_int
+from anonratio.instances.validation import (
+    as_array,
+    check_choice,
+    check_counts,
+    check_instance,
+    check_int,
+)
 from numpy.typing import ArrayLike
 
 __all__ = [
@@ -58,6 +65,31 @@ def _kanon_iv(table: Any, k: Any, model: Any, row_deletion: Any) -> int:
     if not isinstance(row_deletion, bool | np.bool_):
         raise ValueError(f"`row_deletion` must be a bool, got {row_deletion!r}")
     return k
+
+
+class _Cell:
+    """``(row, column)`` of the ``i``-th entry of a row-major table of ``m`` columns."""
+
+    def __init__(self, m: int) -> None:
+        self.m = max(m, 1)
+
+    def __getitem__(self, i: int) -> tuple[int, int]:
+        return divmod(i, self.m)
+
+
+def _check_codes(codes: Any) -> None:
+    """The table's codes in a JSON file: rows of integer codes, no fraction, boolean or string
+    (the table's constructor casts them to int32, which would truncate ``0.5`` silently)."""
+    if codes is None:
+        return  # the table names the missing field
+    arr = as_array("table.codes", codes, error=InstanceFormatError)
+    if arr.size and arr.ndim != 2:
+        raise InstanceFormatError(
+            f"`table.codes` must be a list of rows of equal length, got shape {arr.shape}"
+        )
+    flat = [x for row in codes for x in row] if arr.size else []
+    m = arr.shape[1] if arr.ndim == 2 else 1
+    check_counts("table.codes", flat, where="cell", labels=_Cell(m), error=InstanceFormatError)
 
 
 @register_problem("k-anonymity")
@@ -168,12 +200,20 @@ class KAnonymityInstance:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Self:
-        """The instance of :meth:`to_dict`'s output."""
+        """The instance of :meth:`to_dict`'s output, validated as the constructor validates."""
+        d = instance_fields(
+            d, cls.problem, required=("table", "k"), optional=("model", "row_deletion")
+        )
+        if not isinstance(d["table"], Mapping):
+            raise InstanceFormatError(
+                f"`table` must be a JSON object, got {type(d['table']).__name__}"
+            )
+        _check_codes(d["table"].get("codes"))
         return cls(
             Table.from_dict(d["table"]),
-            int(d["k"]),
+            d["k"],
             d.get("model", "suppression"),
-            bool(d.get("row_deletion", False)),
+            d.get("row_deletion", False),
         )
 
 

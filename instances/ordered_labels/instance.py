@@ -17,7 +17,6 @@ extend to the left or to the right).
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
@@ -25,12 +24,13 @@ from anonratio.instances.base import (
     Verification,
     _labels_of,
     finish_verification,
+    instance_fields,
     lower_bound,
     register_problem,
     verify,
 )
 from anonratio.instances.errors import InfeasibleInstanceError, InstanceFormatError
-from anonratio.instances.validation import check_int
+from anonratio.instances.validation import as_array, check_counts, check_int
 from numpy.typing import ArrayLike
 
 __all__ = [
@@ -43,27 +43,13 @@ __all__ = [
 
 def _ordered_iv(sizes: Any, k: Any) -> tuple[np.ndarray, int]:
     k = check_int("k", k, low=1)
-    raw = np.asarray(sizes, dtype=object)
+    raw = as_array("sizes", sizes, error=InstanceFormatError)
     if raw.ndim != 1 or raw.size == 0:
+        got = f"{sizes!r:.80}" if raw.ndim == 0 else f"shape {raw.shape}"
         raise InstanceFormatError(
-            f"`sizes` must be a non-empty 1-D sequence of integers, got shape {raw.shape}"
+            f"`sizes` must be a non-empty 1-D sequence of integers, got {got}"
         )
-    out = np.empty(raw.size, dtype=np.int64)
-    for i, x in enumerate(raw.tolist()):
-        ok = isinstance(x, Integral) and not isinstance(x, bool)
-        if (
-            not ok
-            and isinstance(x, Real)
-            and not isinstance(x, bool | np.bool_)
-            and np.isfinite(x)
-            and float(x).is_integer()
-        ):
-            ok = True
-        if not ok or x < 0:
-            raise InstanceFormatError(
-                f"`sizes` must be non-negative integers, got {x!r} at position {i}"
-            )
-        out[i] = int(x)
+    out = check_counts("sizes", sizes, where="position", error=InstanceFormatError)
     total = int(out.sum())
     if total < k:
         raise InfeasibleInstanceError(
@@ -142,11 +128,9 @@ class OrderedLabelsInstance:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Self:
-        """The instance of :meth:`to_dict`'s output."""
-        try:
-            return cls(d["sizes"], d["k"])
-        except (KeyError, TypeError) as exc:
-            raise InstanceFormatError(f"malformed ordered-labels instance: {exc!r}") from None
+        """The instance of :meth:`to_dict`'s output, validated as the constructor validates."""
+        d = instance_fields(d, cls.problem, required=("sizes", "k"))
+        return cls(d["sizes"], d["k"])
 
 
 def interval_weights(

@@ -20,7 +20,7 @@ Lower bounds (all valid for every feasible partition):
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from numbers import Integral, Real
+from numbers import Real
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import networkx as nx
@@ -29,12 +29,13 @@ from anonratio.instances.base import (
     Verification,
     _labels_of,
     finish_verification,
+    instance_fields,
     lower_bound,
     register_problem,
     verify,
 )
 from anonratio.instances.errors import InfeasibleInstanceError, InstanceFormatError
-from anonratio.instances.validation import check_instance, check_int
+from anonratio.instances.validation import as_array, check_counts, check_instance, check_int
 from numpy.typing import ArrayLike
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
@@ -56,34 +57,19 @@ def _as_weights(graph: nx.Graph, weights: Any) -> np.ndarray:
         missing = [v for v in nodes if v not in weights]
         if missing:
             raise InstanceFormatError(f"`weights` has no entry for node {missing[0]!r}")
-        raw = [weights[v] for v in nodes]
+        raw: Any = [weights[v] for v in nodes]
     else:
-        raw = list(np.asarray(weights, dtype=object).reshape(-1)) if weights is not None else []
-        if len(raw) != len(nodes):
+        if weights is None or isinstance(weights, str | bytes):
             raise InstanceFormatError(
-                f"`weights` must have one entry per node ({len(nodes)}), got {len(raw)}"
+                f"`weights` must be a sequence or a mapping of node weights, got {weights!r}"
             )
-    out = np.empty(len(raw), dtype=np.int64)
-    for i, x in enumerate(raw):
-        ok = isinstance(x, Integral | np.integer) and not isinstance(x, bool | np.bool_)
-        if (
-            not ok
-            and isinstance(x, Real)
-            and not isinstance(x, bool | np.bool_)
-            and np.isfinite(x)
-            and float(x).is_integer()
-        ):
-            ok = True  # 2.0 from a float array is the integer 2
-        if not ok:
+        raw = weights
+        arr = as_array("weights", weights, error=InstanceFormatError)
+        if arr.ndim != 1 or len(arr) != len(nodes):
             raise InstanceFormatError(
-                f"`weights` must be non-negative integers, got {x!r} at node {nodes[i]!r}"
+                f"`weights` must have one entry per node ({len(nodes)}), got shape {arr.shape}"
             )
-        if x < 0:
-            raise InstanceFormatError(
-                f"`weights` must be non-negative integers, got {x!r} at node {nodes[i]!r}"
-            )
-        out[i] = int(x)
-    return out
+    return check_counts("weights", raw, where="node", labels=nodes, error=InstanceFormatError)
 
 
 def _planar_iv(
@@ -116,12 +102,15 @@ def _planar_iv(
     if positions is not None:
         if isinstance(positions, Mapping):
             positions = [positions[v] for v in graph.nodes]
-        pos = np.asarray(positions, dtype=float)
-        if pos.shape != (n, 2) or not np.all(np.isfinite(pos)):
-            raise InstanceFormatError(
-                f"`positions` must be finite (x, y) pairs, one per node: shape ({n}, 2), "
-                f"got {pos.shape}"
-            )
+        raw = as_array("positions", positions, error=InstanceFormatError)
+        rule = f"`positions` must be finite (x, y) pairs, one per node: shape ({n}, 2)"
+        if raw.shape != (n, 2):
+            raise InstanceFormatError(f"{rule}, got shape {raw.shape}")
+        items = raw if isinstance(positions, np.ndarray) else np.asarray(positions, dtype=object)
+        for i, x in enumerate(items.reshape(-1).tolist()):
+            if not isinstance(x, Real) or isinstance(x, bool) or not np.isfinite(x):
+                raise InstanceFormatError(f"{rule}, got {x!r} at node {i // 2}")
+        pos = raw.astype(float)
         pos.setflags(write=False)
     w.setflags(write=False)
     return w, k, pos
@@ -247,18 +236,30 @@ class ZipCodesInstance:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Self:
-        """The instance of :meth:`to_dict`'s output (planarity checked)."""
-        try:
-            n = int(d["n"])
-            g = nx.Graph()
-            g.add_nodes_from(range(n))
-            g.add_edges_from((int(u), int(v)) for u, v in d["edges"])
-            weights, k = d["weights"], d["k"]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InstanceFormatError(f"malformed zip-codes instance: {exc!r}") from None
-        if g.number_of_nodes() != n:
-            raise InstanceFormatError(f"edges name nodes outside 0..{n - 1}")
-        return cls(g, weights, k, d.get("positions"))
+        """The instance of :meth:`to_dict`'s output (planarity checked), validated as the
+        constructor validates: nodes ``0..n-1``, edges as pairs of node numbers."""
+        d = instance_fields(
+            d, cls.problem, required=("n", "edges", "weights", "k"), optional=("positions",)
+        )
+        n = check_int("n", d["n"], low=1)
+        edges = as_array("edges", d["edges"], error=InstanceFormatError)
+        if edges.size == 0:
+            edges = edges.reshape(0, 2)
+        if edges.ndim != 2 or edges.shape[1] != 2:
+            raise InstanceFormatError(
+                f"`edges` must be a list of [u, v] node pairs, got shape {edges.shape}"
+            )
+        ends = check_counts("edges", d["edges"], error=InstanceFormatError) if edges.size else []
+        bad = [i for i, v in enumerate(ends) if v >= n]
+        if bad:
+            raise InstanceFormatError(
+                f"`edges` must name nodes 0..{n - 1}, got {int(ends[bad[0]])} in edge "
+                f"{bad[0] // 2}: outside 0..{n - 1}"
+            )
+        g = nx.Graph()
+        g.add_nodes_from(range(n))
+        g.add_edges_from(np.asarray(ends, dtype=np.int64).reshape(-1, 2).tolist())
+        return cls(g, d["weights"], d["k"], d.get("positions"))
 
 
 # ---------------------------------------------------------------------------------------------

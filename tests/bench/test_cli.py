@@ -182,7 +182,7 @@ def instance_file(tmp_path):
         (["solve", "{file}", "--algorithm", "forest", "--time-limit", "-1"], "--time-limit"),
         (["generate", "kanon-binary", "--out", "x.json"], "required: --seed"),
         (["report", "{tmp}/nothing"], "No such file or directory"),
-        (["report", "{plain}"], "plain.csv: no result rows"),
+        (["report", "{plain}"], "plain.csv: not a results file: none of its columns"),
         (["report", "{bad}"], r"`path` must be a \.parquet or \.csv file or a directory"),
         (["run", "quick", "--jobs", "0"], "`--jobs` must be a positive integer, got 0"),
         (["run", "nope"], "nope"),

@@ -91,7 +91,7 @@ def _dump(tmp_path, obj, name="bad.json"):
 def test_load_errors_name_the_file(tmp_path):
     with pytest.raises(InstanceFormatError, match=r"bad\.json: not a valid JSON instance file"):
         load_instance(_dump(tmp_path, "{not json"))
-    with pytest.raises(InstanceFormatError, match=r"bad\.json: expected a JSON object, got list"):
+    with pytest.raises(InstanceFormatError, match=r"bad\.json: expected a JSON object, got array"):
         load_instance(_dump(tmp_path, [1, 2]))
     doc = _doc(tmp_path)
     del doc["problem"]
@@ -103,15 +103,24 @@ def test_load_errors_name_the_file(tmp_path):
         load_instance(_dump(tmp_path, doc))
     doc = _doc(tmp_path)
     del doc["k"]
-    with pytest.raises(InstanceFormatError, match=r"bad\.json: missing field 'k'"):
+    with pytest.raises(
+        InstanceFormatError,
+        match=r"bad\.json: malformed k-anonymity instance: missing field .k.",
+    ):
         load_instance(_dump(tmp_path, doc))
     doc = _doc(tmp_path)
     del doc["table"]["codes"]
-    with pytest.raises(InstanceFormatError, match=r"bad\.json: malformed table object"):
+    with pytest.raises(
+        InstanceFormatError,
+        match=r"bad\.json: malformed k-anonymity instance: malformed table object",
+    ):
         load_instance(_dump(tmp_path, doc))
     doc = _doc(tmp_path)
     doc["k"] = 1
-    with pytest.raises(InstanceFormatError, match=r"bad\.json: malformed instance .*`k` must be"):
+    with pytest.raises(
+        InstanceFormatError,
+        match=r"bad\.json: malformed k-anonymity instance: `k` must be",
+    ):
         load_instance(_dump(tmp_path, doc))
     doc = _doc(tmp_path)
     doc["meta"] = [1]
@@ -143,3 +152,26 @@ def test_save_errors(tmp_path):
         save_instance(tmp_path / "x.json", {"k": 2})
     with pytest.raises(TypeError, match="object is not JSON-serializable"):
         save_instance(tmp_path / "x.json", _instance(), meta={"f": object()})
+
+
+def test_save_is_atomic_and_writes_standard_json(tmp_path):
+    path = tmp_path / "sub" / "x.json"
+    save_instance(path, _instance(), meta={"optimum": float("nan"), "bound": float("inf")})
+    assert sorted(p.name for p in path.parent.iterdir()) == ["x.json"]  # no temporary left
+    doc = json.loads(path.read_text(), parse_constant=lambda c: pytest.fail(f"non-JSON {c}"))
+    assert doc["meta"] == {"optimum": None, "bound": None}
+    (tmp_path / "d.json").mkdir()
+    with pytest.raises(IsADirectoryError):
+        save_instance(tmp_path / "d.json", _instance())
+    assert list((tmp_path / "d.json").iterdir()) == []
+
+
+def test_load_errors_give_the_line_of_a_syntax_error(tmp_path):
+    with pytest.raises(InstanceFormatError, match=r"bad\.json: .* at line 3, column 1$"):
+        load_instance(_dump(tmp_path, '{\n"problem": "bin-covering",\n}'))
+    with pytest.raises(InstanceFormatError, match=r"bad\.json: empty file"):
+        load_instance(_dump(tmp_path, ""))
+    with pytest.raises(InstanceFormatError, match=r"key 'k' appears twice"):
+        load_instance(_dump(tmp_path, '{"problem": "bin-covering", "k": 1, "k": 2}'))
+    with pytest.raises(InstanceFormatError, match=r"is a directory"):
+        load_instance(tmp_path)
