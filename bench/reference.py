@@ -1,13 +1,17 @@
 """Committed reference optima of a fixed list of seeded benchmark instances.
 
-:data:`REFERENCE` names small instances (family, parameters, seed) on which CP-SAT proves
-optimality in seconds. ``python -m anonratio.bench.reference`` solves each with CP-SAT and HiGHS
-(the registry's exact models of the instance's problem, :data:`EXACT_METHODS`: ``kanon-cpsat`` /
-``kanon-highs`` for k-anonymity, ``bc-cpsat`` / ``bc-highs`` for Min-Max Bin Covering; through
-:func:`~anonratio.bench.runner.run_record`, so both solutions are verified), checks that both
-proved optimality and agree, and writes ``results/reference_optima.json``:
-``{"instances": {instance id: {name, family, params, seed, n, k, optimum, statuses, ...}}}``.
-The asv ``track_ratio_*`` benchmarks and :func:`~anonratio.bench.runner.finalize` read it.
+:data:`ALL_REFERENCE` names small instances (family, parameters, seed) of every problem on which
+the exact models prove optimality in seconds: :data:`REFERENCE` (k-anonymity),
+:data:`BIN_COVERING_REFERENCE`, :data:`ZIP_CODES_REFERENCE`, :data:`GPS_RECTANGLES_REFERENCE`,
+:data:`ORDERED_LABELS_REFERENCE`. ``anonratio reference update`` (:mod:`.cli_reference`; also
+``python -m anonratio.bench.reference``) solves each with its problem's exact models
+(:data:`EXACT_METHODS`, through :func:`~anonratio.bench.runner.run_record`, so every solution is
+verified), decides the MIPLIB-style status (:func:`reference_status`: ``opt`` / ``best`` /
+``unknown``) and writes ``results/reference_optima.json`` atomically (:func:`write_reference`):
+``{"instances": {instance id: {name, problem, family, params, seed, n, k, status, optimum, best,
+bound, bound_source, solvers, statuses, costs, time_s, time_limit, note, version}}}``.
+The asv benchmarks (``bench/benchmarks``), the quality gate and
+:func:`~anonratio.bench.runner.finalize` read it.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,12 +31,19 @@ __all__ = [
     "ReferenceInstance",
     "REFERENCE",
     "BIN_COVERING_REFERENCE",
+    "ZIP_CODES_REFERENCE",
+    "GPS_RECTANGLES_REFERENCE",
+    "ORDERED_LABELS_REFERENCE",
     "ALL_REFERENCE",
+    "STATUSES",
     "EXACT_METHODS",
     "DEFAULT_PATH",
     "reference_instance",
     "load_reference",
+    "reference_status",
     "solve_reference",
+    "reference_document",
+    "write_reference",
     "main",
 ]
 
@@ -104,14 +115,52 @@ BIN_COVERING_REFERENCE = (
     _ref("bc-3partition-no-6", "bc-3partition-no", m=6),
 )
 
-#: every committed reference instance (what ``python -m anonratio.bench.reference`` solves)
-ALL_REFERENCE = REFERENCE + BIN_COVERING_REFERENCE
+#: small zip-code instances whose optimum CP-SAT proves in seconds
+ZIP_CODES_REFERENCE = (
+    _ref("zip-delaunay-12-k10", "zip-delaunay", n=12, k=10),
+    _ref("zip-delaunay-14-k12-s1", "zip-delaunay", seed=1, n=14, k=12),
+    _ref("zip-grid-3x4-k12", "zip-grid", rows=3, cols=4, k=12),
+    _ref("zip-planted-12-k8", "zip-planted", n=12, n_parts=3, k=8),
+)
+
+#: small GPS-rectangle instances whose optimum CP-SAT and HiGHS prove in seconds
+GPS_RECTANGLES_REFERENCE = (
+    _ref("gps-uniform-8-k3", "gps-uniform", n=8, k=3),
+    _ref("gps-uniform-10-k4-s1", "gps-uniform", seed=1, n=10, k=4),
+    _ref("gps-clustered-10-k4", "gps-clustered", n=10, k=4),
+    _ref("gps-cross-k3", "gps-cross", k=3),
+    _ref("gps-pinwheel-k3", "gps-pinwheel", k=3),
+)
+
+#: small ordered-labels instances (the exact greedy)
+ORDERED_LABELS_REFERENCE = (
+    _ref("ordered-random-20-k5", "ordered-random", n=20, k=5),
+    _ref("ordered-random-30-k10-s1", "ordered-random", seed=1, n=30, k=10),
+)
+
+#: every committed reference instance (what ``anonratio reference update`` solves); the first
+#: entries are :data:`REFERENCE` then :data:`BIN_COVERING_REFERENCE`
+ALL_REFERENCE = (
+    REFERENCE
+    + BIN_COVERING_REFERENCE
+    + ZIP_CODES_REFERENCE
+    + GPS_RECTANGLES_REFERENCE
+    + ORDERED_LABELS_REFERENCE
+)
 
 #: problem -> the exact registry algorithms that must prove and agree on each optimum
 EXACT_METHODS = {
     "k-anonymity": ("kanon-cpsat", "kanon-highs"),
     "bin-covering": ("bc-cpsat", "bc-highs"),
+    "zip-codes": ("zip-cpsat",),
+    "gps-rectangles": ("gps-cpsat", "gps-highs"),
+    "ordered-labels": ("ordered-greedy",),
 }
+
+#: MIPLIB-style status of a reference entry: ``opt`` (every exact model proved optimality, the
+#: solutions are verified and the optima agree), ``best`` (only a verified cost, an upper bound),
+#: ``unknown`` (no verified solution)
+STATUSES = ("opt", "best", "unknown")
 
 
 def reference_instance(ref: ReferenceInstance | str) -> tuple[Any, dict]:
@@ -134,14 +183,52 @@ def load_reference(path: str | Path | None = None) -> dict[str, dict]:
     return json.loads(path.read_text())["instances"]
 
 
+def _close(a: float, b: float) -> bool:
+    from anonratio.bench.runner import RTOL
+
+    return math.isclose(a, b, rel_tol=RTOL, abs_tol=RTOL)
+
+
+def reference_status(
+    runs: Mapping[str, Mapping[str, Any]], known: float | None = None
+) -> tuple[str, float | None, str | None]:
+    """The MIPLIB-style status of one instance from its exact runs: ``(status, value, note)``.
+
+    ``runs``: method -> ``{"status", "verified", "cost"}`` (a run record's fields); ``known``:
+    an optimum the instance's construction proves. ``opt`` when every run proved optimality
+    (status ``optimal``), is verified, and all agree (with ``known`` too); ``best`` when some run
+    has a verified cost (``value`` is the smallest); ``unknown`` otherwise (``value`` None).
+    ``note`` says why a verified instance is not ``opt``.
+    """
+    verified = [float(r["cost"]) for r in runs.values() if r.get("verified")]
+    verified = [c for c in verified if math.isfinite(c)]
+    if not verified:
+        return "unknown", None, "no verified solution"
+    best = min(verified)
+    unproven = sorted(m for m, r in runs.items() if r.get("status") != "optimal")
+    unverified = sorted(m for m, r in runs.items() if not r.get("verified"))
+    if unproven or unverified:
+        return "best", best, f"not proven optimal: {sorted(set(unproven + unverified))}"
+    if not all(_close(c, best) for c in verified):
+        return "best", best, f"exact optima disagree: {sorted(verified)}"
+    if known is not None and not _close(known, best):
+        return "best", best, f"solvers give {best:g}, the family proves {known:g}"
+    return "opt", best, None
+
+
+def _jsonable_params(params: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}
+
+
 def solve_reference(
     *,
     methods: Sequence[str] | None = None,
     time_limit: float = 120.0,
     refs: Iterable[ReferenceInstance] = ALL_REFERENCE,
     log: Callable[[str], None] | None = None,
+    strict: bool = False,
 ) -> dict[str, dict]:
-    """Solve every reference instance with each exact method; check proofs and agreement.
+    """Solve every reference instance with each exact method; record status, bound and times.
 
     ``methods``: registry names used for every instance; None (default) picks
     :data:`EXACT_METHODS` of each instance's problem.
@@ -149,75 +236,114 @@ def solve_reference(
     Returns
     -------
     dict
-        instance id -> entry (``name``, ``family``, ``params``, ``seed``, ``n``, ``k``,
-        ``optimum``, ``statuses``, ``costs``, ``time_s``).
+        instance id -> entry (``name``, ``problem``, ``family``, ``params``, ``seed``, ``n``,
+        ``k``, ``status`` (:data:`STATUSES`, :func:`reference_status`), ``optimum`` (only when
+        ``opt``), ``best`` (smallest verified cost), ``bound`` and ``bound_source`` (the proven
+        optimum, else the best valid lower bound), ``solvers``, ``statuses``, ``costs``,
+        ``time_s``, ``time_limit``, ``note``, ``version``).
 
     Raises
     ------
     RuntimeError
-        A solver did not prove optimality, or two proven optima differ (relative 1e-6).
+        ``strict`` and an instance is not ``opt``.
     """
-    from anonratio.bench.runner import RTOL, package_version, run_record
+    from anonratio.bench.runner import package_version, run_record
 
     out = {}
     for ref in refs:
         instance, meta = reference_instance(ref)
-        names = methods if methods is not None else EXACT_METHODS[instance.problem]
+        names = tuple(methods) if methods is not None else EXACT_METHODS[instance.problem]
         runs = {m: run_record(instance, m, seed=0, time_limit=time_limit, meta=meta) for m in names}
-        statuses = {m: r.status for m, r in runs.items()}
-        costs = {m: r.cost for m, r in runs.items()}
-        bad = {m: s for m, s in statuses.items() if s != "optimal" or not runs[m].verified}
-        if bad:
-            errors = {m: runs[m].error for m in bad}
-            raise RuntimeError(f"{ref.name}: no verified proven optimum from {bad} ({errors})")
-        values = list(costs.values())
-        if not all(math.isclose(v, values[0], rel_tol=RTOL, abs_tol=RTOL) for v in values):
-            raise RuntimeError(f"{ref.name}: exact optima disagree: {costs}")
-        known = meta.get("optimum")
-        if known is not None and not math.isclose(known, values[0], rel_tol=RTOL, abs_tol=RTOL):
-            raise RuntimeError(f"{ref.name}: solvers give {values[0]}, the family proves {known}")
-        entry = {
+        fields = {
+            m: {"status": r.status, "verified": r.verified, "cost": r.cost} for m, r in runs.items()
+        }
+        status, value, note = reference_status(fields, meta.get("optimum"))
+        if strict and status != "opt":
+            errors = {m: r.error for m, r in runs.items() if r.error}
+            raise RuntimeError(f"{ref.name}: {status}: {note} {errors or ''}".rstrip())
+        bounds = [
+            (float(r.run_lower_bound), f"{m}: {r.run_lower_bound_source}") for m, r in runs.items()
+        ]
+        bound, bound_source = max(bounds, default=(0.0, "none"))
+        if status == "opt":
+            bound, bound_source = value, "optimum"
+        entry: dict[str, Any] = {
             "name": ref.name,
             "problem": instance.problem,
             "family": ref.family,
-            "params": {k: list(v) if isinstance(v, tuple) else v for k, v in ref.params.items()},
+            "params": _jsonable_params(ref.params),
             "seed": ref.seed,
             "n": int(instance.n),
-            "k": int(instance.k),
-            "optimum": float(values[0]),
-            "statuses": statuses,
-            "costs": costs,
-            "time_s": {m: round(r.time_s, 3) for m, r in runs.items()},
-            "version": package_version(),
+            "k": int(instance.k) if getattr(instance, "k", None) is not None else None,
+            "status": status,
         }
+        if status == "opt":
+            entry["optimum"] = float(value)
+        entry.update(
+            {
+                "best": None if value is None else float(value),
+                "bound": float(bound),
+                "bound_source": bound_source,
+                "solvers": list(names),
+                "statuses": {m: r.status for m, r in runs.items()},
+                "costs": {m: r.cost for m, r in runs.items()},
+                "time_s": {m: round(r.time_s, 3) for m, r in runs.items()},
+                "time_limit": time_limit,
+                "note": note,
+                "version": package_version(),
+            }
+        )
         out[runs[names[0]].instance] = entry
         if log is not None:
-            log(f"{ref.name}: optimum {values[0]:g} {statuses} {entry['time_s']}")
+            log(f"{ref.name}: {status} {value} bound {bound:g} {entry['statuses']}")
+    return out
+
+
+def reference_document(entries: Mapping[str, dict]) -> dict[str, Any]:
+    """The reference file's JSON document of ``entries`` (from :func:`solve_reference`)."""
+    return {
+        "description": "Reference optima of the fixed benchmark instances of "
+        "anonratio.bench.reference, recomputed by `anonratio reference update`: per instance "
+        "the MIPLIB-style status (opt: every listed exact model proved optimality, verified and "
+        "in agreement; best: only a verified cost; unknown: none), the optimum (opt only), the "
+        "best verified cost, the best valid bound, the solvers, their statuses and times. Keys "
+        "are instance content hashes.",
+        "instances": dict(entries),
+    }
+
+
+def write_reference(entries: Mapping[str, dict], path: str | Path | None = None) -> Path:
+    """Write the reference file atomically (never half-written); returns its path."""
+    from anonratio.instances.io import atomic_write
+
+    out = Path(path) if path is not None else DEFAULT_PATH
+    out.parent.mkdir(parents=True, exist_ok=True)
+    doc = reference_document(entries)
+
+    def dump(f: Any) -> None:  # streamed: a failure half-way leaves ``out`` untouched
+        json.dump(doc, f, indent=2, default=jsonable)
+        f.write("\n")
+
+    atomic_write(out, dump, mode="w", encoding="utf-8")
     return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m anonratio.bench.reference [--out PATH] [--time-limit S]``."""
+    """``python -m anonratio.bench.reference [--out PATH] [--time-limit S]``.
+
+    The same as ``anonratio reference update``.
+    """
     parser = argparse.ArgumentParser(
         prog="python -m anonratio.bench.reference",
-        description="Solve the committed benchmark instances with CP-SAT and HiGHS and write "
-        "their verified, agreeing optima.",
+        description="Solve the committed benchmark instances with the exact models and write "
+        "their reference optima (status, bound, solvers, times).",
     )
     parser.add_argument("--out", default=str(DEFAULT_PATH), help="output JSON file")
     parser.add_argument("--time-limit", type=float, default=120.0, help="seconds per solve")
     args = parser.parse_args(argv)
     entries = solve_reference(time_limit=args.time_limit, log=lambda s: print(s, flush=True))
-    doc = {
-        "description": "Reference optima of the fixed benchmark instances of "
-        "anonratio.bench.reference (k-anonymity cost; Min-Max Bin Covering largest "
-        "bin, §3.4), proven optimal by every "
-        "listed exact solver, verified, and in agreement. Keys are instance content hashes.",
-        "instances": entries,
-    }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(doc, indent=2, sort_keys=False, default=jsonable) + "\n")
-    print(f"wrote {len(entries)} reference optima to {out}")
+    out = write_reference(entries, args.out)
+    print(f"wrote {len(entries)} reference entries to {out}")
     return 0
 
 

@@ -1,112 +1,81 @@
-"""asv benchmarks of the Min-Max Bin Covering algorithms (Du, Eppstein, Goodrich, Lueker 2009).
+"""asv benchmarks of Figure 7 (Du, Eppstein, Goodrich, Lueker 2009) on the LAST-1990 surnames.
 
-* ``track_ratio_*``: cost ÷ committed reference optimum (``results/reference_optima.json``) of
-  Fold, Spread and simplified Spread (sorted and random order) on the fixed bin-covering
-  instances of :mod:`anonratio.bench.reference`; bigger is worse. An instance whose content hash
-  is not in the committed file (its generator changed) is skipped rather than compared against a
-  stale optimum.
-* ``track_overfull_*``: Figure 7's overfull ratio (largest class / k) on LAST-1990 for a few k.
-* ``time_*``: Fold and Spread on the LAST-1990 surname list (18839 items) for a few k, and the
-  exact models on small reference instances; instance construction happens in ``setup``.
+* ``track_overfull_*``: Figure 7's overfull ratio (largest class / k) of Fold and simplified
+  Spread on LAST-1990 (18839 items) for a few k, sorted and random order;
+* ``time_*_last1990``: Fold and Spread on LAST-1990 at k = 5000.
 
-Run from the repository root: ``asv run --python=same --quick`` (or ``asv dev``).
+The ratios of every bin-covering algorithm on the reference instances are tracked with the other
+problems' in :mod:`.bench_ratios`, their timings in :mod:`.bench_times`. The data set is read
+once, in ``setup_cache``; without it (``ANONRATIO_DATASETS``) these benchmarks are skipped.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from anonratio.bench.reference import (
-    BIN_COVERING_REFERENCE,
-    load_reference,
-    reference_instance,
-)
-from anonratio.exact import solve_bin_covering
-from anonratio.instances import census_instance, instance_id, verify
+from anonratio.instances import census_instance
 from anonratio.solvers import bin_cover
 
-#: k values of the LAST-1990 timings: many classes, a few dozen, and three
+#: k values of the overfull ratios: many classes, a few dozen, and three
 LAST_K = [2_000, 5_000, 20_000]
-
-_NAMES = [r.name for r in BIN_COVERING_REFERENCE]
-
-
-def _setup_reference(bench: Any, name: str) -> None:
-    bench.instance, _ = reference_instance(name)
-    entry = load_reference().get(instance_id(bench.instance))
-    if entry is None:
-        raise NotImplementedError(f"{name}: no committed reference optimum for this instance")
-    bench.optimum = float(entry["optimum"])
+ORDERS = ["sorted", "random"]
+#: k of the timings
+TIME_K = 5_000
 
 
-def _ratio(bench: Any, method: str, order: str) -> float:
-    solution = bin_cover(bench.instance, method=method, order=order, seed=0)
-    return verify(bench.instance, solution).cost / bench.optimum
+def _last1990() -> dict[str, Any]:
+    """The LAST-1990 instances and Figure 7's overfull ratios, computed once."""
+    try:
+        instances = {k: census_instance("LAST-1990", k=k) for k in LAST_K}
+    except (OSError, ValueError) as exc:  # the data set is not installed
+        return {"error": f"LAST-1990 unavailable: {exc}"}
+    overfull = {
+        (method, k, order): bin_cover(instances[k], method=method, order=order, seed=0).objective
+        / k
+        for method in ("fold", "simplified-spread")
+        for k in LAST_K
+        for order in ORDERS
+    }
+    return {"instances": instances, "overfull": overfull}
 
 
-class TrackRatioBinCovering:
-    """Cost / proven optimum; proven ratios: Fold < 3 (Thm 7), Spread 5/2 (Thm 10)."""
-
-    params = (_NAMES, ["sorted", "random"])
-    param_names = ["instance", "order"]
-    unit = "ratio"
-
-    def setup(self, name: str, order: str) -> None:
-        _setup_reference(self, name)
-
-    def track_ratio_fold(self, name: str, order: str) -> float:
-        return _ratio(self, "fold", order)
-
-    def track_ratio_spread(self, name: str, order: str) -> float:
-        return _ratio(self, "spread", order)
-
-    def track_ratio_simplified_spread(self, name: str, order: str) -> float:
-        return _ratio(self, "simplified-spread", order)
+def _need(cache: dict[str, Any]) -> None:
+    if "error" in cache:
+        raise NotImplementedError(cache["error"])
 
 
-class Last1990:
-    """Fold and Spread on LAST-1990 (Figure 7's largest list), sorted and random order."""
+class OverfullLast1990:
+    """Figure 7's overfull ratio (largest class / k); bigger is worse."""
 
-    params = (LAST_K, ["sorted", "random"])
+    params = (LAST_K, ORDERS)
     param_names = ["k", "order"]
-    timeout = 120
+    timeout = 300
+    setup_cache = staticmethod(_last1990)
 
-    def setup(self, k: int, order: str) -> None:
-        self.instance = census_instance("LAST-1990", k=k)
+    def track_overfull_fold_last1990(self, cache: dict[str, Any], k: int, order: str) -> float:
+        _need(cache)
+        return cache["overfull"][("fold", k, order)]
 
-    def time_fold_last1990(self, k: int, order: str) -> None:
-        bin_cover(self.instance, method="fold", order=order, seed=0)
-
-    def time_spread_last1990(self, k: int, order: str) -> None:
-        bin_cover(self.instance, method="spread", order=order, seed=0)
-
-    def time_simplified_spread_last1990(self, k: int, order: str) -> None:
-        bin_cover(self.instance, method="simplified-spread", order=order, seed=0)
-
-    def track_overfull_fold_last1990(self, k: int, order: str) -> float:
-        return bin_cover(self.instance, method="fold", order=order, seed=0).objective / k
-
-    def track_overfull_spread_last1990(self, k: int, order: str) -> float:
-        return (
-            bin_cover(self.instance, method="simplified-spread", order=order, seed=0).objective / k
-        )
+    def track_overfull_spread_last1990(self, cache: dict[str, Any], k: int, order: str) -> float:
+        _need(cache)
+        return cache["overfull"][("simplified-spread", k, order)]
 
     track_overfull_fold_last1990.unit = "ratio"
     track_overfull_spread_last1990.unit = "ratio"
 
 
-class ExactBinCovering:
-    """CP-SAT and HiGHS (one thread) to a proven optimum on small reference instances."""
+class TimeLast1990:
+    """Fold and Spread on LAST-1990 at k = 5000, sorted and random order."""
 
-    params = ["bc-uniform-12-k50", "bc-3partition-no-6"]
-    param_names = ["instance"]
+    params = ORDERS
+    param_names = ["order"]
     timeout = 300
+    setup_cache = staticmethod(_last1990)
 
-    def setup(self, name: str) -> None:
-        self.instance, _ = reference_instance(name)
+    def time_fold_last1990(self, cache: dict[str, Any], order: str) -> None:
+        _need(cache)
+        bin_cover(cache["instances"][TIME_K], method="fold", order=order, seed=0)
 
-    def time_bc_cpsat(self, name: str) -> None:
-        solve_bin_covering(self.instance, method="cpsat", time_limit=120, seed=0, threads=1)
-
-    def time_bc_highs(self, name: str) -> None:
-        solve_bin_covering(self.instance, method="highs", time_limit=120, seed=0, threads=1)
+    def time_spread_last1990(self, cache: dict[str, Any], order: str) -> None:
+        _need(cache)
+        bin_cover(cache["instances"][TIME_K], method="spread", order=order, seed=0)
