@@ -1,0 +1,417 @@
+"""The quality gate: the ratios of every approximation algorithm and heuristic on the tracked
+instance sets, compared with a committed baseline (``anonratio gate``; the README, section
+*Quality gate*).
+
+:func:`gate_results` runs, in this process and on the working tree, every registered algorithm of
+kind ``approximation`` or ``heuristic`` on every tracked instance of its problem it supports
+(:data:`~anonratio.bench.reference.ALL_REFERENCE`, ``alg.supports(instance) is None``), with the
+algorithm seed a sweep would give it (:func:`~anonratio.bench.record.algorithm_seed`), verifies
+each solution with :func:`anonratio.instances.verify` and divides the verified cost by the
+instance's reference optimum (:func:`~anonratio.bench.reference.load_reference`; an instance
+without a proven optimum gets no ratio and is listed as unrated). :func:`compare` checks each
+ratio against the baseline (``results/baselines/gate.json``: per algorithm and instance name the
+ratio, cost, optimum, instance id and the code version that produced it):
+
+* **worse** (fails): ``ratio > baseline * (1 + tolerance)``, default tolerance ``1e-9``
+  (relative; :data:`DEFAULT_TOLERANCE`): any increase beyond floating-point noise;
+* **above guarantee** (fails, whatever the baseline): ``ratio > guarantee * (1 + 1e-9)``;
+* **unverified** (fails): an error, or a solution the verifier rejects;
+* **better**, **new** (no baseline entry), **missing** (a baseline entry no longer produced),
+  **changed** (the tracked instance's content hash differs from the baseline's: not compared)
+  and **unrated** (no reference optimum) are reported and do not fail.
+
+:func:`write_baseline` (``anonratio gate --update``) rewrites the baseline atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+import traceback
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from anonratio.bench.record import algorithm_seed, package_version
+from anonratio.bench.reference import ALL_REFERENCE, load_reference, reference_instance
+from anonratio.instances import instance_id, verify
+from anonratio.instances.io import atomic_write
+
+__all__ = [
+    "DEFAULT_BASELINE",
+    "DEFAULT_TOLERANCE",
+    "GUARANTEE_RTOL",
+    "FAILING",
+    "gate_results",
+    "load_baseline",
+    "compare",
+    "write_baseline",
+    "run_gate",
+    "format_gate",
+]
+
+DEFAULT_BASELINE = Path(__file__).resolve().parent.parent / "results" / "baselines" / "gate.json"
+#: relative increase of a ratio over its baseline that still passes
+DEFAULT_TOLERANCE = 1e-9
+#: relative slack of the guarantee check (floating-point noise only)
+GUARANTEE_RTOL = 1e-9
+#: the outcomes that fail the gate
+FAILING = ("worse", "above-guarantee", "unverified")
+#: seconds an algorithm may take on one tracked instance (the factor ILPs take a time limit)
+TIME_LIMIT = 60.0
+KINDS = ("approximation", "heuristic")
+
+
+def _num(value: Any) -> float | None:
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _ratio(cost: float, optimum: float) -> float:
+    if optimum == 0:
+        return 1.0 if cost == 0 else math.inf
+    return cost / optimum
+
+
+def _run_one(alg: Any, ref: Any, instance: Any, optimum: float | None) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "algorithm": alg.name,
+        "instance": ref.name,
+        "problem": alg.problem,
+        "kind": alg.kind,
+        "instance_id": instance_id(instance),
+        "optimum": optimum,
+        "cost": None,
+        "ratio": None,
+        "guarantee": None,
+        "verified": False,
+        "error": None,
+    }
+    start = time.perf_counter()
+    try:
+        solution = alg.run(instance, seed=algorithm_seed(ref.seed, alg.name), time_limit=TIME_LIMIT)
+        check = verify(instance, solution, strict=False)
+        row["verified"] = bool(check.feasible)
+        if not check.feasible:
+            row["error"] = "infeasible: " + "; ".join(map(str, check.violations))[:200]
+        else:
+            row["cost"] = float(check.cost)
+            row["guarantee"] = _num(alg.guarantee(instance, solution))
+            if optimum is not None:
+                row["ratio"] = _ratio(row["cost"], optimum)
+    except Exception as exc:  # a crash is a failed entry, never a crashed gate
+        row["error"] = f"{type(exc).__name__}: {exc}"
+        row["traceback"] = traceback.format_exc(limit=3)
+    row["time_s"] = round(time.perf_counter() - start, 4)
+    return row
+
+
+def gate_results(
+    *,
+    reference: Mapping[str, Mapping[str, Any]] | None = None,
+    algorithms: Iterable[str] | None = None,
+    refs: Iterable[Any] = ALL_REFERENCE,
+) -> list[dict[str, Any]]:
+    """One row per (algorithm, tracked instance it supports): cost, ratio, guarantee, verified.
+
+    ``reference``: instance id -> reference entry (default: the committed reference file);
+    ``algorithms``: restrict to these registry names (default: every approximation algorithm and
+    heuristic in the registry, looked up now, so a replaced registry entry is the one run).
+    """
+    from anonratio.bench import registry  # here: `anonratio --help` need not load the solvers
+
+    reference = load_reference() if reference is None else reference
+    wanted = None if algorithms is None else {registry.canonical_name(a) for a in algorithms}
+    chosen = [
+        a
+        for a in registry.REGISTRY.values()
+        if a.kind in KINDS and (wanted is None or a.name in wanted)
+    ]
+    rows = []
+    for ref in refs:
+        instance, _ = reference_instance(ref)
+        entry = reference.get(instance_id(instance)) or {}
+        optimum = _num(entry.get("optimum")) if entry.get("status", "opt") == "opt" else None
+        for alg in chosen:
+            if alg.supports(instance) is None:
+                rows.append(_run_one(alg, ref, instance, optimum))
+    return rows
+
+
+def load_baseline(path: str | Path | None = None) -> dict[str, dict[str, dict[str, Any]]]:
+    """The baseline's ``entries``: algorithm -> instance name -> entry (``FileNotFoundError``)."""
+    path = Path(path) if path is not None else DEFAULT_BASELINE
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    entries = doc.get("entries") if isinstance(doc, dict) else None
+    if not isinstance(entries, dict):
+        raise ValueError(f"{path}: not a gate baseline (no `entries` object)")
+    return entries
+
+
+def _outcome(row: Mapping[str, Any], base: Mapping[str, Any] | None, tolerance: float) -> str:
+    if not row["verified"]:
+        return "unverified"
+    ratio, guarantee = row["ratio"], row["guarantee"]
+    if ratio is not None and guarantee is not None and ratio > guarantee * (1 + GUARANTEE_RTOL):
+        return "above-guarantee"
+    if ratio is None:
+        return "unrated"
+    if base is None:
+        return "new"
+    if base.get("instance_id") not in (None, row["instance_id"]):
+        return "changed"
+    old = _num(base.get("ratio"))
+    if old is None:
+        return "new"
+    if ratio > old * (1 + tolerance):
+        return "worse"
+    return "better" if ratio < old * (1 - tolerance) else "same"
+
+
+def compare(
+    rows: Iterable[Mapping[str, Any]],
+    baseline: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    *,
+    tolerance: float = DEFAULT_TOLERANCE,
+    algorithms: Iterable[str] | None = None,
+) -> list[dict[str, Any]]:
+    """Each row with its ``outcome`` and ``baseline`` ratio, then the baseline's missing entries.
+
+    ``algorithms``: the algorithms the rows cover (a restricted gate reports missing entries of
+    those only).
+    """
+    if not (isinstance(tolerance, int | float) and math.isfinite(tolerance) and tolerance >= 0):
+        raise ValueError(f"`tolerance` must be a number >= 0, got {tolerance!r}")
+    out, seen = [], set()
+    for row in rows:
+        base = baseline.get(row["algorithm"], {}).get(row["instance"])
+        seen.add((row["algorithm"], row["instance"]))
+        out.append(
+            {
+                **row,
+                "baseline": None if base is None else _num(base.get("ratio")),
+                "baseline_version": None if base is None else base.get("version"),
+                "outcome": _outcome(row, base, tolerance),
+            }
+        )
+    covered = None if algorithms is None else set(algorithms)
+    for alg, entries in baseline.items():
+        if covered is not None and alg not in covered:
+            continue
+        for name, base in entries.items():
+            if (alg, name) not in seen:
+                out.append(
+                    {
+                        "algorithm": alg,
+                        "instance": name,
+                        "ratio": None,
+                        "guarantee": None,
+                        "baseline": _num(base.get("ratio")),
+                        "baseline_version": base.get("version"),
+                        "outcome": "missing",
+                    }
+                )
+    return out
+
+
+def write_baseline(rows: Iterable[Mapping[str, Any]], path: str | Path | None = None) -> Path:
+    """Write the baseline of the rated rows atomically; returns its path."""
+    path = Path(path) if path is not None else DEFAULT_BASELINE
+    version = package_version()
+    entries: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        if row.get("ratio") is None:
+            continue
+        entries.setdefault(row["algorithm"], {})[row["instance"]] = {
+            "ratio": row["ratio"],
+            "cost": row["cost"],
+            "optimum": row["optimum"],
+            "instance_id": row["instance_id"],
+            "version": version,
+        }
+    doc = {
+        "description": "Baseline of `anonratio gate`: per approximation algorithm or heuristic "
+        "and tracked instance (anonratio.bench.reference), the ratio of its verified cost to the "
+        "reference optimum, and the code version that produced it. Rewritten by "
+        "`anonratio gate --update`.",
+        "entries": entries,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(doc, indent=2, sort_keys=False) + "\n"
+    atomic_write(path, lambda f: f.write(text), mode="w", encoding="utf-8")
+    return path
+
+
+def run_gate(
+    *,
+    baseline: str | Path | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+    update: bool = False,
+    algorithms: Iterable[str] | None = None,
+    reference: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Run the gate; the report: ``passed``, ``counts``, ``failures`` and every row.
+
+    ``update``: rewrite the baseline with this run's ratios (refused, ``passed`` False, when a
+    run is unverified or above its guarantee: those are bugs, not a new baseline).
+    """
+    start = time.perf_counter()
+    algorithms = None if algorithms is None else list(algorithms)
+    path = Path(baseline) if baseline is not None else DEFAULT_BASELINE
+    rows = gate_results(reference=reference, algorithms=algorithms)
+    if update or not path.exists():
+        if not update:
+            raise FileNotFoundError(
+                2, "No gate baseline (create it with `anonratio gate --update`)", str(path)
+            )
+        old = load_baseline(path) if path.exists() else {}
+    else:
+        old = load_baseline(path)
+    compared = compare(rows, old, tolerance=tolerance, algorithms=algorithms)
+    counts: dict[str, int] = {}
+    for row in compared:
+        counts[row["outcome"]] = counts.get(row["outcome"], 0) + 1
+    failures = [r for r in compared if r["outcome"] in FAILING]
+    if update:
+        failures = [r for r in failures if r["outcome"] != "worse"]
+        if not failures:
+            write_baseline(rows, path)
+    return {
+        "passed": not failures,
+        "updated": bool(update and not failures),
+        "baseline": str(path),
+        "tolerance": tolerance,
+        "version": package_version(),
+        "runs": len(rows),
+        "time_s": round(time.perf_counter() - start, 2),
+        "counts": dict(sorted(counts.items())),
+        "failures": failures,
+        "results": compared,
+    }
+
+
+def _cell(value: Any, width: int) -> str:
+    if value is None:
+        text = "-"
+    elif isinstance(value, float):
+        text = f"{value:.6g}"
+    else:
+        text = str(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+#: (header, key, width) of the text table: 24 + 24 + 3 × 9 + 15 + 5 gaps of 2 = 100 columns
+_COLUMNS = (
+    ("algorithm", "algorithm", 24),
+    ("instance", "instance", 24),
+    ("baseline", "baseline", 9),
+    ("ratio", "ratio", 9),
+    ("guarantee", "guarantee", 9),
+    ("outcome", "outcome", 15),
+)
+
+
+def table(rows: Iterable[Mapping[str, Any]]) -> str:
+    """Rows as a text table at most 100 columns wide."""
+    lines = ["  ".join(h.ljust(w) for h, _, w in _COLUMNS).rstrip()]
+    for row in rows:
+        lines.append("  ".join(_cell(row.get(k), w).ljust(w) for _, k, w in _COLUMNS).rstrip())
+    return "\n".join(lines)
+
+
+def format_gate(report: Mapping[str, Any]) -> str:
+    """The text report: the failures' table, then new, missing, changed and better entries."""
+    out = []
+    results = report["results"]
+    counts = ", ".join(f"{n} {k}" for k, n in report["counts"].items())
+    out.append(
+        f"gate: {report['runs']} runs in {report['time_s']:g} s against {report['baseline']} "
+        f"(tolerance {report['tolerance']:g} relative): {counts}"
+    )
+    for title, outcomes in (
+        ("FAILED (worse than the baseline, above the guarantee, or unverified)", FAILING),
+        ("better than the baseline (record it with `anonratio gate --update`)", ("better",)),
+        ("new (no baseline entry)", ("new",)),
+        ("missing (in the baseline, not produced now)", ("missing",)),
+        ("changed instance (content differs from the baseline's; not compared)", ("changed",)),
+        ("unrated (no reference optimum)", ("unrated",)),
+    ):
+        chosen = [r for r in results if r["outcome"] in outcomes]
+        if chosen:
+            out += ["", f"{title}:", table(chosen)]
+            errors = [r for r in chosen if r.get("error")]
+            out += [f"  {r['algorithm']} on {r['instance']}: {r['error']}"[:100] for r in errors]
+    if report.get("updated"):
+        out += ["", f"wrote {report['baseline']}"]
+    elif report["passed"]:
+        out += ["", "gate passed"]
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# the command
+# ---------------------------------------------------------------------------------------------
+def cmd_gate(args: Any) -> int:
+    """``anonratio gate [--baseline FILE] [--tolerance T] [--update] [--json]``: exit status 0
+    when it passes, 1 (a ``run_failed`` error, the report as its ``result``) when it fails."""
+    from anonratio.bench.cli_common import RunFailure, print_json
+
+    report = run_gate(
+        baseline=args.baseline,
+        tolerance=args.tolerance,
+        update=args.update,
+        algorithms=args.algorithm,
+    )
+    if not args.json:
+        print(format_gate(report))
+    if not report["passed"]:
+        failed = report["failures"]
+        names = sorted({r["algorithm"] for r in failed})
+        message = f"quality gate failed: {len(failed)} ratios failed ({', '.join(names)})"
+        raise RunFailure(message, result=report if args.json else None)
+    if args.json:
+        print_json(report)
+    return 0
+
+
+def _tolerance(text: str) -> float:
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}")
+    return value
+
+
+def add_gate_parser(sub: Any) -> None:
+    """Register ``anonratio gate`` on the CLI's subparsers."""
+    help_ = (
+        "run every approximation algorithm and heuristic on the tracked instances and compare "
+        "their ratios with the committed baseline (exit status 1 when one got worse)"
+    )
+    p = sub.add_parser("gate", help=help_, description=help_)
+    p.set_defaults(func=cmd_gate)
+    p.add_argument(
+        "--baseline", metavar="FILE", help="baseline JSON (default: results/baselines/gate.json)"
+    )
+    p.add_argument(
+        "--tolerance",
+        type=_tolerance,
+        default=DEFAULT_TOLERANCE,
+        metavar="T",
+        help=f"relative increase of a ratio that still passes (default: {DEFAULT_TOLERANCE:g})",
+    )
+    p.add_argument(
+        "--algorithm",
+        action="append",
+        metavar="NAME",
+        help="only this algorithm (repeatable; default: all approximations and heuristics)",
+    )
+    p.add_argument("--update", action="store_true", help="rewrite the baseline with this run")
+    p.add_argument("--json", action="store_true", help="print one JSON document")

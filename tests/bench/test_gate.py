@@ -1,0 +1,130 @@
+"""Tests of the quality gate (anonratio.bench.gate, ``anonratio gate``)."""
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+from anonratio.bench import gate, registry
+from anonratio.bench.cli import main
+from anonratio.instances import Solution
+
+
+def _all_in_one_group(instance, **kwargs):
+    """Feasible but worse: every record in one group."""
+    return Solution(labels=np.zeros(instance.n, dtype=np.int64), algorithm="forest")
+
+
+@pytest.fixture
+def worse_forest(monkeypatch):
+    alg = dataclasses.replace(registry.REGISTRY["forest"], function=_all_in_one_group)
+    monkeypatch.setitem(registry.REGISTRY, "forest", alg)
+
+
+def test_the_committed_baseline_passes(capsys):
+    assert main(["gate"]) == 0
+    out = capsys.readouterr().out
+    assert "gate passed" in out
+    report = gate.run_gate()
+    assert report["passed"] and report["runs"] > 50
+    kinds = {registry.REGISTRY[r["algorithm"]].kind for r in report["results"]}
+    assert kinds == {"approximation", "heuristic"}
+    assert {r["problem"] for r in report["results"]} >= {"k-anonymity", "bin-covering"}
+    assert all(r["verified"] for r in report["results"])
+
+
+def test_a_worsened_algorithm_fails_with_it_in_the_table(worse_forest, capsys):
+    assert main(["gate"]) == 1
+    captured = capsys.readouterr()
+    assert "quality gate failed" in captured.err and "(forest)" in captured.err
+    lines = captured.out.splitlines()
+    failed = lines[lines.index(next(x for x in lines if x.startswith("FAILED"))) :]
+    rows = [x for x in failed[2:] if x and not x.endswith(":")]
+    assert rows and rows[0].startswith("forest ")
+    assert all(len(x) <= 100 for x in lines[1:])
+    assert {x.split()[0] for x in rows if x.split()[-1] in gate.FAILING} == {"forest"}
+
+
+def test_a_worsened_algorithm_fails_with_json(worse_forest, capsys):
+    assert main(["gate", "--algorithm", "forest", "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["kind"] == "run_failed" and "quality gate failed" in doc["error"]
+    failures = doc["result"]["failures"]
+    assert failures and {f["algorithm"] for f in failures} == {"forest"}
+    assert {f["outcome"] for f in failures} <= {"worse", "above-guarantee"}
+    assert all(f["ratio"] > f["baseline"] for f in failures)
+
+
+def test_update_rewrites_the_baseline_atomically(tmp_path, monkeypatch, capsys):
+    calls = []
+    real = gate.atomic_write
+    monkeypatch.setattr(gate, "atomic_write", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    path = tmp_path / "gate.json"
+    assert main(["gate", "--baseline", str(path)]) == 2  # no baseline yet
+    assert "anonratio gate --update" in capsys.readouterr().err
+    assert main(["gate", "--baseline", str(path), "--update", "--algorithm", "forest"]) == 0
+    assert calls == [path]
+    doc = json.loads(path.read_text())
+    entry = doc["entries"]["forest"]["binary-12x6-k2"]
+    assert set(entry) == {"ratio", "cost", "optimum", "instance_id", "version"}
+    assert entry["ratio"] == pytest.approx(entry["cost"] / entry["optimum"])
+    capsys.readouterr()
+    assert main(["gate", "--baseline", str(path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["passed"] and report["counts"]["same"] == len(doc["entries"]["forest"])
+    assert report["counts"]["new"] > 0  # the other algorithms are not in this baseline
+
+
+def _row(ratio, guarantee=2.0, verified=True, algorithm="a", instance="i"):
+    return {
+        "algorithm": algorithm,
+        "instance": instance,
+        "instance_id": "x",
+        "ratio": ratio,
+        "guarantee": guarantee,
+        "verified": verified,
+    }
+
+
+def _outcomes(rows, baseline, **kw):
+    return [
+        (r["algorithm"], r["instance"], r["outcome"]) for r in gate.compare(rows, baseline, **kw)
+    ]
+
+
+def test_compare_outcomes_and_tolerance():
+    base = {"a": {"i": {"ratio": 1.5, "instance_id": "x"}, "gone": {"ratio": 1.0}}}
+    assert _outcomes([_row(1.5)], base) == [("a", "i", "same"), ("a", "gone", "missing")]
+    assert _outcomes([_row(1.5 * (1 + 1e-12))], base)[0][2] == "same"
+    assert _outcomes([_row(1.5 * (1 + 1e-6))], base)[0][2] == "worse"
+    assert _outcomes([_row(1.5 * (1 + 1e-6))], base, tolerance=1e-3)[0][2] == "same"
+    assert _outcomes([_row(1.25)], base)[0][2] == "better"
+    assert _outcomes([_row(2.5)], base, tolerance=10)[0][2] == "above-guarantee"
+    assert _outcomes([_row(1.5, verified=False)], base)[0][2] == "unverified"
+    assert _outcomes([_row(1.1, instance="j")], base)[0][2] == "new"
+    assert _outcomes([_row(None, instance="j")], base)[0][2] == "unrated"
+    changed = {"a": {"i": {"ratio": 1.0, "instance_id": "y"}}}
+    assert _outcomes([_row(1.5)], changed)[0][2] == "changed"
+    assert _outcomes([_row(1.5)], base, algorithms=["a"])[-1][2] == "missing"
+    assert len(_outcomes([_row(1.5)], base, algorithms=["b"])) == 1
+    with pytest.raises(ValueError, match="`tolerance` must be a number >= 0"):
+        gate.compare([], {}, tolerance=-1)
+
+
+def test_bad_tolerance_is_a_usage_error(capsys):
+    assert main(["gate", "--tolerance", "-1"]) == 2
+    assert "must be a number >= 0" in capsys.readouterr().err
+
+
+def test_table_fits_100_columns():
+    rows = [
+        {
+            "algorithm": "simplified-spread-random-with-a-very-long-name",
+            "instance": "an-instance-name-far-longer-than-the-column",
+            "baseline": 1.23456789,
+            "ratio": 123456.789,
+            "guarantee": None,
+            "outcome": "above-guarantee",
+        }
+    ]
+    assert all(len(line) <= 100 for line in gate.table(rows).splitlines())

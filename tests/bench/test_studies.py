@@ -1,0 +1,319 @@
+"""Tests of the study files (anonratio.bench.studies) and the built-in suites declared in them."""
+
+import textwrap
+
+import pytest
+from anonratio.bench.fig7 import fig7_tasks
+from anonratio.bench.studies import StudyError, expand, load_study, parse_study
+from anonratio.bench.studies import grid as _grid
+from anonratio.bench.suites import (
+    APPROXIMATION,
+    BIN_COVERING,
+    BIN_COVERING_EXACT,
+    EXACT,
+    GPS_RECTANGLES,
+    ORDERED_LABELS,
+    SCALING_N,
+    SUITES,
+    ZIP_CODES,
+    get_suite,
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# the Python suites the study files replaced, kept as the oracle of their task lists
+# ---------------------------------------------------------------------------------------------
+def _quick():
+    inst = []
+    inst += _grid("kanon-binary", (0, 1), n=[12, 20], m=[6], k=[2, 3, 4, 5])
+    inst += _grid("kanon-ternary", (0, 1), n=[10], m=[5], k=[2, 3, 4, 5])
+    inst += _grid("kanon-ternary", (0,), n=[15], m=[5], k=[2, 3, 5])
+    inst += _grid(
+        "kanon-random",
+        (0, 1),
+        n=[10],
+        m=[3],
+        k=[2, 3, 4, 5],
+        cardinality=[(4, 6)],
+        levels=[(2, 3)],
+    )
+    inst += _grid("kanon-planted", (0, 1), n=[24], m=[6], n_groups=[4], k=[2, 3, 5])
+    inst += _grid("kanon-planted", (0,), n=[30], m=[8], n_groups=[5], k=[2, 3, 5])
+    inst += _grid("kanon-triangles", (0, 1), n_triangles=[3], n_vertices=[7])
+    inst += _grid("kanon-gap-pair", (0,), k=[4], member=["first", "second"])
+    tasks = expand(inst, APPROXIMATION + EXACT, time_limit=15.0) + _quick_bin_covering()
+    return tasks + _quick_paper004()
+
+
+def _quick_bin_covering():
+    # sizes chosen so bc-cpsat and bc-highs prove optimality in about a second each
+    inst = []
+    inst += _grid("bc-uniform", (0, 1), n=[10], k=[20])
+    inst += _grid("bc-uniform", (0, 1), n=[12], k=[50])
+    inst += _grid("bc-zipf", (0, 1), n=[20], k=[50])
+    inst += _grid("bc-zipf", (0, 1), n=[30], k=[100])
+    inst += _grid("bc-3partition-yes", (0, 1), m=[4])
+    inst += _grid("bc-3partition-yes", (0,), m=[5])
+    inst += _grid("bc-3partition-no", (0, 1), m=[4])
+    inst += _grid("bc-3partition-no", (0,), m=[6])
+    return expand(inst, BIN_COVERING + BIN_COVERING_EXACT, time_limit=15.0)
+
+
+def _paper004_tasks(zips, gps, ordered, *, time_limit):
+    """Tasks of zip-code, GPS-rectangle and ordered-label instances, each with its algorithms."""
+    tasks = []
+    for inst, (algs, exact) in (
+        (zips, ZIP_CODES),
+        (gps, GPS_RECTANGLES),
+        (ordered, ORDERED_LABELS),
+    ):
+        tasks += expand(inst, algs + exact, time_limit=time_limit)
+    return tasks
+
+
+def _quick_paper004():
+    # sizes chosen so zip-cpsat, gps-cpsat and gps-highs prove optimality in about a second
+    zips = []
+    zips += _grid("zip-delaunay", (0, 1), n=[15, 20], k=[15])
+    zips += _grid("zip-grid", (0, 1), rows=[4], cols=[5], k=[15])
+    zips += _grid("zip-planted", (0, 1), n=[20], n_parts=[4], k=[10])
+    gps = []
+    gps += _grid("gps-uniform", (0, 1), n=[10], k=[5], weight_max=[3])
+    gps += _grid("gps-uniform", (0, 1), n=[12], k=[4], weight_max=[3], grid=[5])
+    gps += _grid("gps-clustered", (0, 1), n=[12], k=[5], weight_max=[3])
+    gps += _grid("gps-cross", (0,), k=[3, 5])
+    gps += _grid("gps-pinwheel", (0,), k=[3, 5])
+    ordered = _grid("ordered-random", (0, 1, 2), n=[30], k=[10])
+    return _paper004_tasks(zips, gps, ordered, time_limit=15.0)
+
+
+def _full_paper004(seeds):
+    zips = []
+    zips += _grid("zip-delaunay", seeds, n=[20, 30, 50], k=[15, 30])
+    zips += _grid("zip-delaunay", seeds, n=[30], k=[20], weights=["lognormal"])
+    zips += _grid("zip-grid", seeds, rows=[4, 6], cols=[5, 8], k=[15, 30])
+    zips += _grid("zip-planted", seeds, n=[30, 50], n_parts=[5], k=[10, 20])
+    gps = []
+    gps += _grid("gps-uniform", seeds, n=[10, 15, 20], k=[5, 10], weight_max=[3])
+    gps += _grid("gps-uniform", seeds, n=[20], k=[5], weight_max=[3], grid=[6])
+    gps += _grid("gps-clustered", seeds, n=[15, 20], k=[5, 10], weight_max=[3])
+    gps += _grid("gps-cross", (0,), k=[2, 3, 5, 8, 10])
+    gps += _grid("gps-pinwheel", (0,), k=[2, 3, 5, 8, 10])
+    ordered = _grid("ordered-random", seeds, n=[30, 100, 1000], k=[10, 50])
+    return _paper004_tasks(zips, gps, ordered, time_limit=120.0)
+
+
+def _full():
+    seeds = tuple(range(5))
+    bc = []
+    bc += _grid("bc-uniform", seeds, n=[12, 16, 20], k=[20, 50, 100])
+    bc += _grid("bc-zipf", seeds, n=[30, 60], k=[50, 100])
+    bc += _grid("bc-3partition-yes", seeds, m=[4, 6, 8])
+    bc += _grid("bc-3partition-no", seeds, m=[4, 6, 8])
+    ks = [2, 3, 4, 5, 7, 10]
+    inst = []
+    inst += _grid("kanon-binary", seeds, n=[20, 30, 50, 100], m=[8], k=ks)
+    inst += _grid("kanon-ternary", seeds, n=[20, 30, 50], m=[6], k=ks)
+    inst += _grid("kanon-categorical", seeds, n=[30, 60], m=[6], alphabet=[5], k=ks)
+    inst += _grid("kanon-random", seeds, n=[30, 60, 100], m=[5], k=ks)
+    inst += _grid("kanon-random", seeds, n=[60], m=[5], k=[3, 5], zipf=[1.2])
+    inst += _grid("kanon-planted", seeds, n=[60, 100], m=[8], n_groups=[10], k=[2, 3, 5])
+    inst += _grid("kanon-triangles", seeds, n_triangles=[3, 4, 5], n_vertices=[8])
+    inst += _grid("kanon-gap-pair", (0,), k=[3, 4, 5, 6, 7, 8], member=["first", "second"])
+    tasks = expand(inst, APPROXIMATION + EXACT, time_limit=120.0)
+    tasks += expand(bc, BIN_COVERING + BIN_COVERING_EXACT, time_limit=120.0)
+    return tasks + _full_paper004(seeds)
+
+
+def _exact_scaling():
+    # m = 10 attributes: up to 1024 distinct records, so growing n grows the model (with m = 6
+    # the 64 possible records collapse every large table to a small one)
+    inst = _grid("kanon-binary", (0, 1, 2), n=list(SCALING_N), m=[10], k=[2, 3, 5])
+    inst = [(f, p, s) for f, p, s in inst if p["n"] >= p["k"]]
+    return expand(inst, EXACT, time_limit=60.0)
+
+
+LEGACY = {
+    "quick": _quick,
+    "full": _full,
+    "exact-scaling": _exact_scaling,
+    "paper-fig7": fig7_tasks,
+}
+
+
+@pytest.mark.parametrize("name", list(LEGACY))
+def test_builtin_study_gives_the_same_tasks_in_the_same_order(name):
+    assert get_suite(name).tasks() == LEGACY[name]()
+
+
+def test_builtin_studies_ship_with_the_package():
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "pyproject.toml").read_text()
+    assert (
+        "bench/studies/*.toml"
+        in tomllib.loads(text)["tool"]["setuptools"]["package-data"]["anonratio"]
+    )
+    for name, suite in SUITES.items():
+        assert suite.path == root / "bench" / "studies" / f"{name}.toml"
+
+
+STUDY = """\
+name = "mine"
+description = "a small study"
+time_limit = 5.0
+memory_limit = 2000
+
+[[sweep]]
+family = "kanon-binary"
+seeds = [0, 1]
+algorithms = ["forest", "factor-2"]
+
+[sweep.grid]
+n = [8, 10]
+k = [2, 3]
+
+[sweep.params]
+m = 4
+
+[[sweep]]
+family = "bc-uniform"
+problem = "bin-covering"
+algorithms = ["fold-sorted"]
+time_limit = 2
+grid = { n = [6], k = [20] }
+"""
+
+
+def test_a_user_study_file(tmp_path):
+    path = tmp_path / "mine.toml"
+    path.write_text(STUDY)
+    suite = get_suite(str(path))
+    assert (suite.name, suite.description, suite.memory_limit) == ("mine", "a small study", 2000)
+    tasks = suite.tasks()
+    want = expand(
+        _grid("kanon-binary", (0, 1), n=[8, 10], k=[2, 3], m=[4]),
+        ["forest", "factor-2"],
+        time_limit=5.0,
+    ) + expand(_grid("bc-uniform", (0,), n=[6], k=[20]), ["fold-sorted"], time_limit=2.0)
+    assert tasks == want
+    assert {(t.family_params["k"], t.algorithm) for t in tasks[:8]} >= {(2, "factor-2")}
+    assert not any(t.algorithm == "factor-2" and t.family_params["k"] == 3 for t in tasks)
+
+
+def _error(text, name="my-study.toml"):
+    with pytest.raises(StudyError) as info:
+        parse_study(textwrap.dedent(text), source=name)
+    return str(info.value)
+
+
+BASE = """\
+name = "x"
+
+[[sweep]]
+family = "kanon-binary"
+seeds = [0]
+algorithms = ["forest", "factor-2"]
+grid = { n = [8], k = [2] }
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            BASE.replace("factor-2", "frest"),
+            "my-study.toml line 6: unknown algorithm 'frest' in [[sweep]] algorithms; known: [",
+        ),
+        (
+            BASE.replace('"forest", "factor-2"', '\n  "forest",\n  "frest",\n'),
+            "my-study.toml line 8: unknown algorithm 'frest'",
+        ),
+        (
+            BASE.replace('"factor-2"', '"fold-sorted"'),
+            "line 6: algorithm 'fold-sorted' in [[sweep]] algorithms solves bin-covering, "
+            "family 'kanon-binary' is k-anonymity",
+        ),
+        ('name = "x"\ncolour = 1\n' + BASE[10:], "line 2: unknown key 'colour' in the study"),
+        (BASE + "sizes = [1]\n", "line 8: unknown key 'sizes' in [[sweep]]; known: ['family'"),
+        (
+            BASE.replace("kanon-binary", "kanon-bin"),
+            "line 4: unknown family 'kanon-bin' in [[sweep]] family; known: [",
+        ),
+        (
+            BASE.replace("k = [2]", "kk = [2]"),
+            "line 7: unknown parameter 'kk' for family 'kanon-binary' in [[sweep]] grid; known: [",
+        ),
+        (BASE.replace("n = [8]", "n = []"), "line 7: grid `n` in [[sweep]] is empty"),
+        (BASE.replace("n = [8]", "n = 8"), "line 7: grid `n` in [[sweep]] must be an array"),
+        (
+            BASE.replace("n = [8]", 'n = ["eight"]'),
+            "line 7: parameter `n` must be of type int like its default",
+        ),
+        (BASE.replace("seeds = [0]", "seeds = 0"), "line 5: `seeds` in [[sweep]] must be an array"),
+        (BASE.replace("seeds = [0]", "seeds = []"), "line 5: `seeds` in [[sweep]] is empty"),
+        (
+            BASE.replace("seeds = [0]", 'seeds = [0, "1"]'),
+            "line 5: `seeds` in [[sweep]] must be an array of integers >= 0, got '1'",
+        ),
+        (
+            'time_limit = "long"\n' + BASE,
+            "line 1: `time_limit` in the study must be a positive number, got 'long'",
+        ),
+        (BASE.replace('name = "x"', "name = 3"), "line 1: `name` in the study must be a non-empty"),
+        ('name = "x"\n', "line 1: the study has no [[sweep]] table"),
+        (
+            BASE.replace('family = "kanon-binary"\n', ""),
+            "line 3: [[sweep]] needs `family` (or `generator`)",
+        ),
+        (
+            BASE.replace("seeds = [0]", 'problem = "bin-covering"'),
+            "line 5: `problem` in [[sweep]] is 'bin-covering', family 'kanon-binary' is",
+        ),
+        (
+            '[[sweep]]\ngenerator = "anonratio.bench.fig7:nothing"\n',
+            "line 2: `generator` in [[sweep]] must name a function as 'package.module:function'",
+        ),
+        ("name = \n", "my-study.toml: not valid TOML: Invalid value (at line 1, column 8)"),
+    ],
+)
+def test_study_errors_name_the_file_line_and_key(text, expected):
+    assert expected in _error(text)
+
+
+def test_second_sweep_block_errors_point_into_that_block():
+    text = BASE + BASE[BASE.index("[[sweep]]") :].replace("factor-2", "frest")
+    assert "my-study.toml line 11: unknown algorithm 'frest'" in _error(text)
+
+
+def test_load_study_names_a_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        load_study(tmp_path / "nope.toml")
+
+
+def test_the_readme_example_is_a_valid_study(tmp_path):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    start = text.index('```toml\nname = "my-study"') + len("```toml\n")
+    path = tmp_path / "my-study.toml"
+    path.write_text(text[start : text.index("```", start)])
+    suite = get_suite(str(path))
+    tasks = suite.tasks()
+    assert suite.name == "my-study" and suite.memory_limit == 2000
+    assert {t.family for t in tasks} == {"kanon-binary", "bc-uniform"}
+    assert {t.time_limit for t in tasks if t.family == "bc-uniform"} == {5.0}
+    assert len(tasks) == 8 + 4 + 8 + 6  # forest, factor-2 (k = 2), cpsat; 3 bin-covering
+
+
+def test_run_reports_a_bad_study_file_with_its_line(tmp_path, capsys):
+    from anonratio.bench.cli import main
+
+    path = tmp_path / "my-study.toml"
+    path.write_text(BASE.replace("factor-2", "frest"))
+    assert main(["run", str(path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("anonratio: error: my-study.toml line 6: unknown algorithm 'frest'")
+    assert not (tmp_path / "out").exists()
