@@ -6,6 +6,7 @@ The repository root is the ``anonratio`` package and its layers are the top-leve
 installed under a generic top-level name such as ``solvers``, ``exact`` or ``bench``.
 """
 
+import tempfile
 from pathlib import Path
 
 from setuptools import setup
@@ -19,4 +20,12 @@ packages = ["anonratio"] + sorted(
     for init in (ROOT / layer).rglob("__init__.py")
 )
 
-setup(packages=packages, package_dir={"anonratio": "."})
+# `pip install .` builds in the checkout: send setuptools' build/ and *.egg-info to a temporary
+# folder so that installing leaves nothing behind in the repository
+SCRATCH = tempfile.mkdtemp(prefix="anonratio-build-")
+
+setup(
+    packages=packages,
+    package_dir={"anonratio": "."},
+    options={"build": {"build_base": SCRATCH}, "egg_info": {"egg_base": SCRATCH}},
+)

@@ -1,7 +1,8 @@
-"""The ``anonratio`` command line: list, generate, solve, run, report, anonymize.
+"""The ``anonratio`` command line: list, generate, solve, run, report, anonymize, gate, reference.
 
 This module holds the parser and the entry point :func:`main`; the commands are in
-:mod:`anonratio.bench.cli_commands` and :mod:`anonratio.bench.cli_anonymize`. ``solve`` and
+:mod:`anonratio.bench.cli_commands`, :mod:`anonratio.bench.cli_anonymize`,
+:mod:`anonratio.bench.gate` and :mod:`anonratio.bench.cli_reference`. ``solve`` and
 ``anonymize`` run through the runner like a sweep does (run, verify, lower bound, ratio).
 
 Every reporting command takes ``--json`` and then prints one JSON document on stdout. Bad input
@@ -21,6 +22,9 @@ Examples
     anonratio solve inst.json --algorithm forest --json
     anonratio run quick --out results/quick
     anonratio anonymize data.csv --qi age,sex,zip --k 5 --out published.csv
+    anonratio run my-study.toml --out results/my-study
+    anonratio gate
+    anonratio reference update
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ from anonratio.bench.cli_common import (
     print_json,
     wants_json,
 )
+from anonratio.bench.cli_reference import add_reference_parser
+from anonratio.bench.gate import add_gate_parser
 
 __all__ = ["main", "build_parser", "CLIError", "RunFailure"]
 
@@ -110,7 +116,12 @@ def _add_solve(sub: _Sub) -> None:
 
 def _add_run_and_report(sub: _Sub) -> None:
     p = _add(sub, "run", cmd_run, "run a benchmark suite and write results, summary and plots")
-    p.add_argument("suite", nargs="?", default="quick", help="suite name (default: quick)")
+    p.add_argument(
+        "suite",
+        nargs="?",
+        default="quick",
+        help="suite name or study file, FILE.toml (default: quick)",
+    )
     p.add_argument("--out", metavar="DIR", help="output folder (default: results/<suite>)")
     p.add_argument("--jobs", type=int, default=2, help="local worker processes (default: 2)")
     p.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address")
@@ -167,6 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_add_list, _add_generate, _add_solve, _add_run_and_report, _add_anonymize):
         add(sub)
+    add_reference_parser(sub)
+    add_gate_parser(sub)
     return parser
 
 

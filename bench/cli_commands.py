@@ -17,7 +17,6 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 from anonratio.bench.cli_common import (
     PROG,
     CLIError,
@@ -252,31 +251,25 @@ def cmd_solve(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------------------------
 # run / report
 # ---------------------------------------------------------------------------------------------
-#: summary rows printed by `run` and `report` (the whole table is in summary.csv)
-_MAX_SUMMARY_ROWS = 60
-
-
-def _summary_output(args: argparse.Namespace, summary: pd.DataFrame, files: dict) -> None:
-    from anonratio.bench.report import format_table
+def _summary_output(args: argparse.Namespace, report: dict, files: dict) -> None:
+    """The compact summary (one line per problem and algorithm, fits 100 columns) and where
+    the report files are; with ``--json`` the per-k summary and every file."""
+    from anonratio.bench.report import terminal_summary
 
     if args.json:
-        print_json({"files": files, "summary": frame_records(summary)})
+        print_json({"files": files, "summary": frame_records(report["summary"])})
         return
-    shown = summary.head(_MAX_SUMMARY_ROWS)
-    print(format_table(shown))
-    if len(summary) > len(shown):
-        print(f"... {len(summary) - len(shown)} more rows in {files.get('summary_csv')}")
-    print()
-    for path in files.values():
-        for p in path if isinstance(path, list) else [path]:
-            print(f"wrote {p}")
+    print(terminal_summary(report))
 
 
 def _report_files(report: dict) -> dict[str, Any]:
     return {
+        "report_html": str(report["report_html"]),
+        "report_md": str(report["report_md"]),
         "summary_csv": str(report["summary_csv"]),
         "summary_md": str(report["summary_md"]),
         "plots": [str(p) for p in report["plots"]],
+        "findings": [str(p) for p in report["findings"]],
     }
 
 
@@ -326,10 +319,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _checked_suite(args: argparse.Namespace) -> Any:
-    """The suite of ``anonratio run``, after checking ``--jobs`` and ``--scheduler``."""
+    """The suite of ``anonratio run`` (a built-in name or a study file, ``my-study.toml``, checked
+    with messages naming its line), after checking ``--jobs`` and ``--scheduler``; a study's
+    ``memory_limit`` is the default of ``--memory-limit``."""
     from anonratio.bench.suites import get_suite
 
     suite = get_suite(args.suite)
+    if args.memory_limit is None and getattr(suite, "memory_limit", None) is not None:
+        args.memory_limit = float(suite.memory_limit)
     if args.jobs < 1:
         raise CLIError(f"`--jobs` must be a positive integer, got {args.jobs}")
     if args.scheduler and importlib.util.find_spec("distributed") is None:
@@ -375,7 +372,7 @@ def _run_sweep(
     files["journal"] = str(journal.path)
     report = write_report(df, out)
     files.update(_report_files(report))
-    _summary_output(args, report["summary"], files)
+    _summary_output(args, report, files)
     return 0
 
 
@@ -394,5 +391,5 @@ def cmd_report(args: argparse.Namespace) -> int:
         )
     out = Path(args.out) if args.out else (src if src.is_dir() else src.parent)
     report = write_report(df, out)
-    _summary_output(args, report["summary"], _report_files(report))
+    _summary_output(args, report, _report_files(report))
     return 0

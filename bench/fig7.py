@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "proven_bound",
     "DATASETS",
     "PAPER_CURVES",
     "FIG7_ALGORITHMS",
@@ -403,6 +404,12 @@ def _obs_thresholds(frame):
     }
 
 
+def proven_bound(algo: str) -> float:
+    """The proven worst-case overfull ratio of a Figure 7 curve: 5/2 for Theorem 10's Spread,
+    3 for Fold (Theorem 7) and for simplified Spread (Fold's argument; the paper proves none)."""
+    return WORST_CASE["spread"] if str(algo).startswith("spread-") else WORST_CASE["fold"]
+
+
 def _obs_worst_case(frame):
     numbers, holds, seen = {}, True, False
     for algo in FIG7_ALGORITHMS:
@@ -410,7 +417,7 @@ def _obs_worst_case(frame):
         if g.empty:
             continue
         seen = True
-        bound = WORST_CASE["fold"] if algo.startswith("fold") else WORST_CASE["spread"]
+        bound = proven_bound(algo)
         worst = float(g["overfull_ratio"].max())
         numbers[algo] = {
             "max_overfull_ratio": _r(worst),

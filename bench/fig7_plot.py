@@ -16,41 +16,41 @@ from anonratio.bench.fig7 import (
     WORST_CASE,
     check_observations,
     fig7_frame,
+    proven_bound,
     subrange_max,
 )
+from anonratio.bench.report_plots import algorithm_color, new_figure
 from anonratio.instances.io import atomic_write
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["plot_fig7", "write_fig7", "observations_markdown"]
+__all__ = [
+    "plot_fig7",
+    "write_fig7",
+    "observations_markdown",
+    "observation_verdicts",
+    "proven_bound",
+]
 
-#: registry name -> (colour, line style, label)
+#: registry name -> (line style, label); colours are the registry's (one per algorithm everywhere)
 STYLE = {
-    "fold-random": ("tab:red", "-", "Random Fold"),
-    "fold-sorted": ("tab:orange", "--", "Sorted Fold"),
-    "simplified-spread-random": ("tab:blue", "-", "Random Spread (simplified, §5)"),
-    "simplified-spread-sorted": ("tab:cyan", "--", "Sorted Spread (simplified, §5)"),
-    "spread-random": ("tab:green", "-", "Random Spread (Theorem 10)"),
-    "spread-sorted": ("tab:olive", "--", "Sorted Spread (Theorem 10)"),
+    "fold-random": ("-", "Random Fold"),
+    "fold-sorted": ("--", "Sorted Fold"),
+    "simplified-spread-random": ("-", "Random Spread (simplified, §5)"),
+    "simplified-spread-sorted": ("--", "Sorted Spread (simplified, §5)"),
+    "spread-random": ("-", "Random Spread (Theorem 10)"),
+    "spread-sorted": ("--", "Sorted Spread (Theorem 10)"),
 }
 
 
 def _style(algo, i):
-    if algo in STYLE:
-        return STYLE[algo]
-    from matplotlib import colormaps
-
-    return colormaps["tab10"](i % 10), "-", algo
+    ls, label = STYLE.get(algo, ("-", algo))
+    return algorithm_color(algo), ls, label
 
 
 def _figure(width, height):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), dpi=110, layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
+    return new_figure(width, height)
 
 
 def _log_k_axis(ax, g):
@@ -95,9 +95,12 @@ def _overfull_figure(frame, out_dir):
     for ax, ds in zip(axes, datasets, strict=True):
         g = frame[frame["dataset"] == ds]
         _curves(ax, g, algorithms, "overfull_ratio", sub[sub["dataset"] == ds])
-        for name, bound in (("Fold", WORST_CASE["fold"]), ("Spread", WORST_CASE["spread"])):
+        for bound in sorted({proven_bound(a) for a in algorithms}):
+            who = "Fold and simplified Spread" if bound == WORST_CASE["fold"] else "Spread"
             ax.axhline(bound, color="0.4", ls=":", lw=1)
-            ax.text(g["k"].min(), bound, f" {name} worst case {bound:g}", va="bottom", fontsize=8)
+            ax.text(
+                g["k"].min(), bound, f" proven worst case of {who}: {bound:g}", va="top", fontsize=8
+            )
         ax.axhline(1.0, color="0.6", lw=0.8)
         ax.set_ylim(0.95, 3.15)
         ax.set_ylabel("overfull ratio = largest class / k")
@@ -119,7 +122,7 @@ def _overfull_figure(frame, out_dir):
 def _certified_figure(frame, out_dir):
     datasets = list(dict.fromkeys(frame["dataset"]))
     present = set(frame["algorithm"])
-    algorithms = [a for a in STYLE if a in present] + sorted(present - set(STYLE))
+    algorithms = [a for a in STYLE if a in present] + sorted(present - set(STYLE), key=str)
     sub_over = subrange_max(frame, "overfull_ratio")
     sub_cert = subrange_max(frame, "certified_ratio")
     fig = _figure(14, 3.4 * len(datasets) + 0.8)
@@ -216,8 +219,8 @@ def observations_markdown(obs: dict) -> str:
     lines.append(f"(d) *Far better than the worst case*: {yes[d['holds']]}.")
     for algo, v in d["numbers"].items():
         lines.append(
-            f"  - {algo}: max overfull ratio {v['max_overfull_ratio']} (worst case "
-            f"{v['worst_case']:g}), median {v['median_overfull_ratio']}; certified ratio max "
+            f"  - {algo}: max overfull ratio {v['max_overfull_ratio']} (proven worst case "
+            f"{proven_bound(algo):g}), median {v['median_overfull_ratio']}; certified ratio max "
             f"{v['max_certified_ratio']}, median {v['median_certified_ratio']}."
         )
     lines += ["", "Criteria:"]
@@ -229,6 +232,26 @@ def observations_markdown(obs: dict) -> str:
     ):
         lines.append(f"  - ({name}) {obs[key]['criterion']}.")
     return "\n".join(lines) + "\n"
+
+
+#: the observations of §5, in order: (key in :func:`check_observations`, short statement)
+OBSERVATIONS = (
+    ("spread_beats_fold", "(a) Spread beats Fold, for random and sorted data"),
+    ("random_beats_sorted", "(b) a random order is often better than the sorted one"),
+    ("threshold_jumps", "(c) the ratio jumps where the number of classes drops"),
+    ("better_than_worst_case", "(d) far better than the proven worst case"),
+)
+
+
+def observation_verdicts(obs: dict) -> list[tuple[str, bool]]:
+    """``(statement, holds)`` for each of the four observations of §5."""
+    out = []
+    for key, text in OBSERVATIONS:
+        if key == "threshold_jumps" and key in obs:
+            more = obs[key].get("fold_more_pronounced")
+            text += f" (more for Fold: {'yes' if more else 'no'})"
+        out.append((text, bool(obs.get(key, {}).get("holds"))))
+    return out
 
 
 def write_fig7(frame: pd.DataFrame, obs: dict, out_dir: str | Path) -> list[Path]:

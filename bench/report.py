@@ -19,29 +19,40 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterable
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from anonratio.bench.fig7_plot import plot_fig7
+from anonratio.bench.report_html import terminal_summary
+from anonratio.bench.report_plots import (
+    N_LABELS,
+    algorithm_order,
+    plot_problem_ratios,
+    plot_problem_runtime,
+    runtime_fits,
+)
 from anonratio.instances.io import atomic_write
 
 if TYPE_CHECKING:
     from anonratio.bench.declarations import Algorithm
 
-__all__ = ["summarize", "plot_ratios", "write_report", "format_table", "algorithms_markdown"]
+__all__ = [
+    "summarize",
+    "algorithm_summary",
+    "exact_outcomes",
+    "plot_ratios",
+    "write_report",
+    "terminal_summary",
+    "format_table",
+    "algorithms_markdown",
+]
 
 #: parameter names that play the role of the anonymity size "k" in each problem family
 _SIZE_PARAMS = ("k", "r", "l")
 _KIND_ORDER = {"approximation": 0, "heuristic": 1, "exact": 2}
 _NUMERIC = ("n", "cost", "ratio", "certified_ratio", "guarantee", "time_s", "lower_bound")
-
-#: above this many distinct k, the ratio plots use a log k axis instead of a tick per k
-_MAX_K_TICKS = 20
 
 #: summary columns, in order
 SUMMARY_COLUMNS = [
@@ -160,97 +171,96 @@ def summarize(df: pd.DataFrame) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------------------
-# plots
+# per-algorithm summary, exact-solver outcomes, plots
 # ---------------------------------------------------------------------------------------------
-def _slug(text):
-    return re.sub(r"[^A-Za-z0-9]+", "-", str(text)).strip("-").lower() or "problem"
+#: columns of :func:`algorithm_summary`, in order
+ALGORITHM_COLUMNS = [
+    "problem",
+    "algorithm",
+    "kind",
+    "runs",
+    "verified",
+    "with_optimum",
+    "median_ratio",
+    "max_ratio",
+    "median_certified_ratio",
+    "max_certified_ratio",
+    "over_guarantee",
+    "median_time_s",
+]
+#: exact-solver outcomes (MIPLIB style): the ``status`` values counted in each column
+OUTCOMES = {
+    "optimal": ("optimal",),
+    "time_limit": ("time_limit",),
+    "memory_limit": ("memory_limit",),
+    "feasible": ("feasible",),
+}
 
 
-def _new_figure(width, height):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), dpi=110, layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def _plain_log_axis(axis, subs=(1.0, 1.5, 2.0, 3.0, 5.0, 7.0)):
-    from matplotlib.ticker import FuncFormatter, LogLocator
-
-    axis.set_major_locator(LogLocator(base=10, subs=subs))
-    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    axis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
-
-
-def _ratio_panel(ax, d, column, algorithms, colors, title, empty_note):
-    """Median and max of ``column`` vs k per algorithm, with the guarantee as a dashed step."""
-    ax.set_title(title, fontsize=10)
-    ax.set_xlabel("k")
-    plotted = False
-    ks_all = set()
-    width = 0.08
-    for i, algo in enumerate(algorithms):
-        a = d[d["algorithm"] == algo]
-        color = colors[algo]
-        shift = (i - (len(algorithms) - 1) / 2) * width
-        vals = a[np.isfinite(a[column]) & a["k"].notna()]
-        if not vals.empty:
-            stats = vals.groupby("k")[column].agg(["median", "max"]).sort_index()
-            x = stats.index.to_numpy(dtype=float) + shift
-            ax.plot(x, stats["median"], "o-", color=color, ms=6, lw=1.5)
-            ax.plot(x, stats["max"], "^", color=color, ms=7, mfc="none", mew=1.5)
-            ks_all.update(stats.index.astype(int))
-            plotted = True
-        gua = a[np.isfinite(a["guarantee"]) & a["k"].notna()]
-        if not gua.empty and not vals.empty:
-            gk = gua.groupby("k")["guarantee"].max().sort_index()
-            ks = gk.index.to_numpy(dtype=float)
-            edges = np.concatenate([[ks[0] - 0.45], (ks[:-1] + ks[1:]) / 2, [ks[-1] + 0.45]])
-            ax.stairs(gk.to_numpy(), edges, baseline=None, ls="--", color=color, lw=1.2)
-    if not plotted:
-        ax.text(0.5, 0.5, empty_note, ha="center", va="center", transform=ax.transAxes, wrap=True)
-        ax.set_yticks([])
-        return
-    ax.set_yscale("log")
-    _plain_log_axis(ax.yaxis)
-    ax.axhline(1.0, color="0.6", lw=0.8)
-    if len(ks_all) <= _MAX_K_TICKS:
-        ax.set_xticks(sorted(ks_all))
-    else:  # a sweep over many k (e.g. paper-fig7): a log axis, no tick per k
-        ax.set_xscale("log")
-        _plain_log_axis(ax.xaxis, subs=(1.0, 2.0, 5.0))
-    ax.grid(True, which="major", axis="y", alpha=0.3)
-    ax.set_ylabel(column.replace("_", " "))
+def algorithm_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per (problem, algorithm), in registry order: runs, verified runs, runs with a
+    proven optimum, median and maximum ``ratio`` and ``certified_ratio``, ``over_guarantee``
+    (runs whose proven ratio exceeds the guarantee) and the median wall time."""
+    d = _prepare(df)
+    if d.empty:
+        return pd.DataFrame(columns=ALGORITHM_COLUMNS)
+    d["_over"] = (d["ratio"] > d["guarantee"] * (1 + 1e-9) + 1e-9).astype(int)
+    d["_cert"] = d["certified_ratio"].where(np.isfinite(d["certified_ratio"]))
+    out = (
+        d.groupby(["problem", "algorithm"], sort=False)
+        .agg(
+            kind=("kind", "first"),
+            runs=("algorithm", "size"),
+            verified=("verified", "sum"),
+            with_optimum=("ratio", "count"),
+            median_ratio=("ratio", "median"),
+            max_ratio=("ratio", "max"),
+            median_certified_ratio=("_cert", "median"),
+            max_certified_ratio=("certified_ratio", "max"),
+            over_guarantee=("_over", "sum"),
+            median_time_s=("time_s", "median"),
+        )
+        .reset_index()
+    )
+    out["verified"] = out["verified"].astype(int)
+    rank = {a: i for i, a in enumerate(algorithm_order(out["algorithm"]))}
+    out["_rank"] = out["algorithm"].map(rank)
+    out = out.sort_values(["problem", "_rank"], kind="stable")
+    return out[ALGORITHM_COLUMNS].reset_index(drop=True)
 
 
-def _style_legend(fig, algorithms, colors):
-    from matplotlib.lines import Line2D
-
-    handles = [Line2D([], [], color=colors[a], lw=2, label=a) for a in algorithms]
-    handles += [
-        Line2D([], [], color="0.3", marker="o", ls="-", label="median"),
-        Line2D([], [], color="0.3", marker="^", mfc="none", ls="none", label="max"),
-        Line2D([], [], color="0.3", ls="--", label="proven guarantee"),
-    ]
-    fig.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 7))
-
-
-def _colors(algorithms):
-    from matplotlib import colormaps
-
-    cmap = colormaps["tab10"]
-    return {a: cmap(i % 10) for i, a in enumerate(algorithms)}
+def exact_outcomes(df: pd.DataFrame) -> pd.DataFrame:
+    """Per exact algorithm: runs, ``optimal`` (proven), ``time_limit``, ``memory_limit``,
+    ``feasible`` (a solution without proof) and ``failed`` (anything else, or not verified),
+    as MIPLIB reports count solver outcomes."""
+    d = _prepare(df)
+    d = d[d["kind"] == "exact"]
+    cols = ["problem", "algorithm", "runs", *OUTCOMES, "failed"]
+    if d.empty:
+        return pd.DataFrame(columns=cols)
+    status = d["status"].astype(str) if "status" in d.columns else pd.Series("", d.index)
+    counted = pd.Series(False, d.index)
+    for name, values in OUTCOMES.items():
+        hit = status.isin(values) & (d["verified"] | (name in ("time_limit", "memory_limit")))
+        d[name] = hit.astype(int)
+        counted |= hit
+    d["failed"] = (~counted).astype(int)
+    d["runs"] = 1
+    out = d.groupby(["problem", "algorithm"], sort=False)[cols[2:]].sum().reset_index()
+    rank = {a: i for i, a in enumerate(algorithm_order(out["algorithm"]))}
+    out = out.assign(_r=out["algorithm"].map(rank)).sort_values(["problem", "_r"])
+    return out[cols].reset_index(drop=True)
 
 
 def plot_ratios(df: pd.DataFrame, out_dir: str | Path) -> list[Path]:
     """Write the ratio and runtime plots of a results frame as PNG files.
 
-    For each problem, ``ratios_<problem>.png`` has two panels for the non-exact algorithms: the
-    ratio against proven optima (``ratio``) and against lower bounds (``certified_ratio``), each
-    as median (circles) and maximum (triangles) per ``k``, with the algorithm's proven guarantee
-    as a dashed step in the same colour (log scale). ``runtime_<problem>.png`` shows the median
-    wall time of the verified runs against ``n`` for every algorithm (log-log).
+    For each problem, ``ratios_<problem>.png`` shows, per k (or per k bin when there are more
+    than a dozen k) and non-exact algorithm, box plots of ``ratio`` (a panel only when some run
+    has a proven optimum) and of ``certified_ratio``, with the algorithm's proven guarantee as a
+    dashed segment in its colour; ``runtime_<problem>.png`` shows the median wall time of the
+    verified runs against n (log-log) with the fitted exponent, when there are ≥ 2 distinct n.
+    Each algorithm has one colour in every figure (registry order).
 
     Parameters
     ----------
@@ -269,72 +279,11 @@ def plot_ratios(df: pd.DataFrame, out_dir: str | Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for problem, p in d.groupby("problem", sort=True):
-        approx = p[p["kind"] != "exact"]
-        algorithms = sorted(approx["algorithm"].unique(), key=str)
-        if algorithms:
-            colors = _colors(algorithms)
-            fig = _new_figure(12, 5)
-            ax_opt, ax_lb = fig.subplots(1, 2)
-            _ratio_panel(
-                ax_opt,
-                approx,
-                "ratio",
-                algorithms,
-                colors,
-                "ratio = cost / proven optimum\n(runs whose optimum_status is opt)",
-                "no runs with a proven optimum",
-            )
-            _ratio_panel(
-                ax_lb,
-                approx,
-                "certified_ratio",
-                algorithms,
-                colors,
-                "certified ratio = cost / lower bound\n(an upper bound on the true ratio)",
-                "no runs with a positive lower bound",
-            )
-            fig.suptitle(f"{problem}: empirical approximation ratio vs k", fontsize=12)
-            _style_legend(fig, algorithms, colors)
-            path = out_dir / f"ratios_{_slug(problem)}.png"
-            atomic_write(path, partial(fig.savefig, format="png"))
-            written.append(path)
-        path = _plot_runtime(problem, p, out_dir)
-        if path is not None:
-            written.append(path)
+        for plot in (plot_problem_ratios, plot_problem_runtime):
+            path = plot(problem, p, out_dir)
+            if path is not None:
+                written.append(path)
     return written
-
-
-def _plot_runtime(problem, p, out_dir):
-    # verified runs only: a run that failed at once says nothing about the algorithm's speed
-    ok = p["verified"] & np.isfinite(p["time_s"]) & np.isfinite(p["n"])
-    t = p[ok & (p["time_s"] > 0) & (p["n"] > 0)]
-    if t.empty:
-        return None
-    algorithms = sorted(t["algorithm"].unique(), key=str)
-    colors = _colors(algorithms)
-    fig = _new_figure(8, 5)
-    ax = fig.subplots()
-    for algo in algorithms:
-        a = t[t["algorithm"] == algo]
-        kind = a["kind"].iloc[0]
-        med = a.groupby("n")["time_s"].median().sort_index()
-        style = "s--" if kind == "exact" else "o-"
-        ax.plot(med.index, med.to_numpy(), style, color=colors[algo], label=f"{algo} ({kind})")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    _plain_log_axis(ax.xaxis, subs=(1.0, 2.0, 5.0))
-    sizes = np.unique(t["n"])
-    if len(sizes) <= 8:
-        ax.set_xticks(sizes, [f"{v:g}" for v in sizes])
-    _plain_log_axis(ax.yaxis, subs=(1.0, 2.0, 5.0))
-    ax.set_xlabel("n (records)")
-    ax.set_ylabel("median wall time (s)")
-    ax.set_title(f"{problem}: runtime vs n (log-log)", fontsize=11)
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=9)
-    path = out_dir / f"runtime_{_slug(problem)}.png"
-    atomic_write(path, lambda fh: fig.savefig(fh, format="png"))
-    return path
 
 
 # ---------------------------------------------------------------------------------------------
@@ -419,7 +368,13 @@ whose proven ratio exceeds it (0 unless an implementation is wrong).
 
 
 def write_report(df: pd.DataFrame, out_dir: str | Path) -> dict[str, Any]:
-    """Write ``summary.csv``, ``summary.md`` and the plots of :func:`plot_ratios` into a folder.
+    """Write the report of a results frame into a folder.
+
+    Files: ``summary.csv`` and ``summary.md`` (one row per problem, algorithm and k), the PNG
+    figures of :func:`plot_ratios`, ``report.html`` (one self-contained page: figures embedded)
+    and ``report.md`` (:mod:`anonratio.bench.report_html`); with Figure 7 (``bc-census``) runs
+    also ``fig7_overfull.png``, ``fig7_certified.png``, ``observations.json`` and
+    ``observations.md``.
 
     Parameters
     ----------
@@ -430,9 +385,15 @@ def write_report(df: pd.DataFrame, out_dir: str | Path) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``summary`` (the :func:`summarize` frame), ``summary_csv`` and ``summary_md`` (paths) and
-        ``plots`` (list of paths).
+        ``summary`` (the :func:`summarize` frame), ``algorithms`` (:func:`algorithm_summary`),
+        ``exact`` (:func:`exact_outcomes`), ``runtime`` (the runtime fits), ``observations``
+        (Figure 7's, or ``None``), paths ``summary_csv``, ``summary_md``, ``report_html``,
+        ``report_md``, ``plots`` (PNG files) and ``findings`` (observation files).
     """
+    from anonratio.bench.fig7 import check_observations, fig7_frame
+    from anonratio.bench.fig7_plot import observation_verdicts, observations_markdown, write_fig7
+    from anonratio.bench.report_html import ReportContent, write_pages
+
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = summarize(df)
@@ -441,6 +402,78 @@ def write_report(df: pd.DataFrame, out_dir: str | Path) -> dict[str, Any]:
     md_path = out_dir / "summary.md"
     text = _MD_HEADER + format_table(summary, markdown=True) + "\n"
     atomic_write(md_path, lambda fh: fh.write(text), mode="w", encoding="utf-8")
-    plots = plot_ratios(df, out_dir)
-    plots += plot_fig7(df, out_dir)  # Figure 7 of Du et al. (2009) when Census runs are present
-    return {"summary": summary, "summary_csv": csv_path, "summary_md": md_path, "plots": plots}
+    d = _prepare(df)
+    sections = [_section(problem, p, out_dir) for problem, p in d.groupby("problem", sort=True)]
+    plots = [s.ratio_png for s in sections if s.ratio_png] + [
+        s.runtime_png for s in sections if s.runtime_png
+    ]
+    frame = fig7_frame(df)  # Figure 7 of Du et al. (2009) when Census runs are present
+    obs, findings, content_extra = None, [], {}
+    if not frame.empty:
+        obs = check_observations(frame)
+        written = write_fig7(frame, obs, out_dir)
+        pngs = [p for p in written if p.suffix == ".png"]
+        plots += pngs
+        findings = [p for p in written if p.suffix != ".png"]
+        content_extra = {
+            "findings_title": "Findings: the four observations of Du et al. (2009), §5",
+            "verdicts": observation_verdicts(obs),
+            "findings_markdown": observations_markdown(obs),
+            "finding_pngs": pngs,
+        }
+    algorithms = algorithm_summary(df)
+    content = ReportContent(
+        title=f"anonratio report: {out_dir.resolve().name}",
+        meta=_meta(d),
+        overview=algorithms,
+        problems=sections,
+        files=[csv_path, md_path, *findings, *plots],
+        **content_extra,
+    )
+    page, report_md = write_pages(content, out_dir)
+    return {
+        "summary": summary,
+        "algorithms": algorithms,
+        "exact": exact_outcomes(df),
+        "runtime": runtime_fits(d),
+        "observations": obs,
+        "summary_csv": csv_path,
+        "summary_md": md_path,
+        "report_html": page,
+        "report_md": report_md,
+        "plots": plots,
+        "findings": findings,
+    }
+
+
+def _meta(d: pd.DataFrame) -> list[str]:
+    lines = [
+        f"{len(d)} runs, {int(d['verified'].sum())} verified; problems: "
+        + ", ".join(sorted(map(str, d["problem"].dropna().unique())))
+    ]
+    if "version" in d.columns:
+        versions = sorted(map(str, d["version"].dropna().unique()))
+        if versions:
+            more = f" and {len(versions) - 3} more" if len(versions) > 3 else ""
+            lines.append("code version: " + ", ".join(f"`{v}`" for v in versions[:3]) + more)
+    return lines
+
+
+def _section(problem: str, p: pd.DataFrame, out_dir: Path):
+    from anonratio.bench.report_html import ProblemSection
+
+    fits = runtime_fits(p).drop(columns=["problem"])
+    fits["exponent"] = pd.to_numeric(fits["exponent"], errors="coerce").round(2)
+    exact = exact_outcomes(p).drop(columns=["problem"])
+    has_opt = bool(np.isfinite(p.loc[p["kind"] != "exact", "ratio"]).any())
+    note = "" if has_opt else "No run of a non-exact algorithm has a proven optimum: certified "
+    note += "" if has_opt else "ratios only (cost ÷ lower bound, an upper bound on the ratio)."
+    return ProblemSection(
+        problem=str(problem),
+        n_label=N_LABELS.get(str(problem), "the instance size"),
+        ratio_png=plot_problem_ratios(problem, p, out_dir),
+        runtime_png=plot_problem_runtime(problem, p, out_dir),
+        runtime_table=fits,
+        exact_table=exact,
+        note=note,
+    )

@@ -152,3 +152,14 @@ def test_subrange_max():
     assert len(g) == 5 and (g["k_lo"] < g["k_mid"]).all() and (g["k_mid"] < g["k_hi"]).all()
     fold = frame[frame["algorithm"] == "fold-sorted"]
     assert g["max"].max() == pytest.approx(fold["overfull_ratio"].max())
+
+
+def test_proven_bounds_and_verdicts():
+    from anonratio.bench.fig7_plot import observation_verdicts, proven_bound
+
+    assert proven_bound("fold-random") == 3.0
+    assert proven_bound("simplified-spread-sorted") == 3.0  # Fold's argument, not Theorem 10's
+    assert proven_bound("spread-random") == 2.5
+    verdicts = observation_verdicts(check_observations(_frame()))
+    assert [t[:3] for t, _ in verdicts] == ["(a)", "(b)", "(c)", "(d)"]
+    assert all(holds for _, holds in verdicts)

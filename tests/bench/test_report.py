@@ -149,3 +149,81 @@ def test_format_table_prints_nan_as_blank_and_aligns_columns():
     assert "1.235" in lines[1] and "nan" not in text.lower()
     md = format_table(frame, markdown=True).splitlines()
     assert md[0] == "| a | name |" and md[1] == "|---|---|" and md[3] == "|  | longer |"
+
+
+def test_write_report_writes_a_self_contained_html_page_and_markdown(tmp_path):
+    out = write_report(_results(), tmp_path)
+    page = out["report_html"].read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and page.count("data:image/png;base64,") == 2
+    for external in ("http://", "https://", "<link", "<script", 'src="ratios'):
+        assert external not in page
+    assert "Exact solvers: outcomes" in page and "n counts records" in page
+    md = out["report_md"].read_text(encoding="utf-8")
+    assert "## k-anonymity" in md and "![ratios of k-anonymity](ratios_k-anonymity.png)" in md
+    assert out["observations"] is None and out["findings"] == []
+    assert all(p.suffix == ".png" for p in out["plots"])
+
+
+def test_algorithm_summary_and_exact_outcomes():
+    from anonratio.bench.report import algorithm_summary, exact_outcomes
+
+    df = _results()
+    df.loc[df.index[df["algorithm"] == "cpsat"][:2], "status"] = ["time_limit", "error"]
+    a = algorithm_summary(df).set_index("algorithm")
+    assert list(a.index) == ["forest", "factor-2", "cpsat"]  # registry order
+    assert a.loc["forest", "runs"] == 4 and a.loc["forest", "with_optimum"] == 2
+    assert a.loc["forest", "over_guarantee"] == 0
+    e = exact_outcomes(df).set_index("algorithm").loc["cpsat"]
+    assert (e["runs"], e["optimal"], e["time_limit"], e["failed"]) == (4, 2, 1, 1)
+
+
+def test_runtime_fit_needs_three_distinct_n_and_one_point_is_not_plotted(tmp_path):
+    from anonratio.bench.report import _prepare
+    from anonratio.bench.report_plots import plot_problem_runtime, runtime_fits
+
+    n = np.array([10, 20, 40, 10, 20, 40])
+    rows = pd.DataFrame(
+        {
+            "problem": "bin-covering",
+            "algorithm": "fold-sorted",
+            "kind": "approximation",
+            "verified": True,
+            "n": n,
+            "time_s": 1e-6 * n.astype(float) ** 2,
+            "k": 3,
+        }
+    )
+    fits = runtime_fits(_prepare(rows))
+    assert fits["exponent"].iloc[0] == pytest.approx(2.0)
+    two = _prepare(rows[rows["n"] < 40])
+    assert math.isnan(runtime_fits(two)["exponent"].iloc[0])
+    one = _prepare(rows[rows["n"] == 10])
+    assert plot_problem_runtime("bin-covering", one, tmp_path) is None
+    assert plot_problem_runtime("bin-covering", _prepare(rows), tmp_path).exists()
+
+
+def test_colours_are_fixed_per_algorithm_and_distinct_within_a_problem():
+    from anonratio.bench.registry import REGISTRY
+    from anonratio.bench.report_plots import N_LABELS, algorithm_color, k_groups
+
+    for problem in {a.problem for a in REGISTRY.values()}:
+        names = [a.name for a in REGISTRY.values() if a.problem == problem]
+        assert len({algorithm_color(a) for a in names}) == len(names)
+        assert problem in N_LABELS
+    assert algorithm_color("forest") == algorithm_color("forest")
+    groups, labels = k_groups(range(100, 1000, 3))
+    assert len(labels) <= 8 and set(groups.values()) == set(range(len(labels)))
+    groups, labels = k_groups([100, 101, 20])
+    assert labels == ["20", "100", "101"]
+
+
+def test_terminal_summary_fits_100_columns_and_points_to_the_report(tmp_path):
+    from anonratio.bench.report import terminal_summary
+
+    out = write_report(_results(), tmp_path)
+    text = terminal_summary(out)
+    assert max(len(line) for line in text.splitlines() if str(tmp_path) not in line) <= 100
+    lines = text.splitlines()
+    assert lines[0].split()[:4] == ["problem", "algorithm", "runs", "verified"]
+    assert sum(line.startswith("k-anonymity") for line in lines) == 3
+    assert str(out["report_html"]) in text

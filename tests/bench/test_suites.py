@@ -14,6 +14,10 @@ def test_suite_names_and_lookup():
     assert get_suite("quick") is SUITES["quick"]
     with pytest.raises(ValueError, match=r"unknown suite 'nope'; known suites: \['exact-scaling'"):
         get_suite("nope")
+    # each built-in suite is a study file shipped with the package
+    for name, suite in SUITES.items():
+        assert suite.path.name == f"{name}.toml" and suite.path.parent.name == "studies"
+        assert suite.memory_limit is None
 
 
 def test_quick_suite_tasks():
