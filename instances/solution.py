@@ -2,6 +2,7 @@
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from time import perf_counter
 from typing import Any, Self
 
 import numpy as np
@@ -59,6 +60,30 @@ class Solution:
             labels = np.array(self.labels, dtype=np.int64, copy=True).reshape(-1)
             labels.setflags(write=False)
             object.__setattr__(self, "labels", labels)
+
+    @classmethod
+    def with_bound(
+        cls,
+        labels: Any,
+        algorithm: str,
+        *,
+        objective: float | None,
+        bound: float | None,
+        t0: float,
+        **fields: Any,
+    ) -> Self:
+        """The solution of a run that proves a bound: ``lower_bound`` is ``bound`` as a float,
+        ``gap`` its :func:`relative_gap` to ``objective`` and ``time_s`` the time since ``t0``
+        (a ``time.perf_counter()`` reading); ``fields`` are the other fields."""
+        return cls(
+            labels=labels,
+            algorithm=algorithm,
+            objective=objective,
+            lower_bound=None if bound is None else float(bound),
+            gap=relative_gap(objective, bound),
+            time_s=perf_counter() - t0,
+            **fields,
+        )
 
     def replace(self, **changes: Any) -> Self:
         """Return a copy with the given fields changed (``dataclasses.replace``)."""

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 from anonratio.exact.options import check_hint_labels, check_upper_bound
-from anonratio.exact.run import RunResult, check_run_options, relative_gap, run_cpsat
+from anonratio.exact.run import RunResult, check_run_options, run_cpsat
 from anonratio.instances import Solution
 from anonratio.instances.bin_covering.instance import BinCoveringInstance, bin_covering_lower_bound
 from anonratio.instances.validation import check_instance
@@ -121,16 +121,15 @@ def make_solution(
         info["reason"] = f"no cover costs at most upper_bound={data.ub}"
     elif run.status == "error":
         bound = None
-    return Solution(
-        labels=labels,
-        algorithm=algorithm,
+    return Solution.with_bound(
+        labels,
+        algorithm,
         params=params,
         seed=seed,
         status=run.status,
         objective=objective,
-        lower_bound=None if bound is None else float(bound),
-        gap=relative_gap(objective, bound),
-        time_s=perf_counter() - t0,
+        bound=bound,
+        t0=t0,
         info=info,
     )
 

@@ -39,7 +39,7 @@ from anonratio.exact.kanonymity.columns import (
     prepare,
 )
 from anonratio.exact.options import check_hint_labels, check_upper_bound
-from anonratio.exact.run import RunResult, check_run_options, relative_gap
+from anonratio.exact.run import RunResult, check_run_options
 from anonratio.instances import KAnonymityInstance, Solution, lower_bound, verify
 from anonratio.instances.validation import check_instance
 
@@ -413,16 +413,15 @@ def _finish(d, st, run, *, algorithm, seed, t0, params):
         bound = objective if status == "optimal" else st.bound / d.scale
         if status == "error":
             bound = None
-    return Solution(
-        labels=labels,
-        algorithm=algorithm,
+    return Solution.with_bound(
+        labels,
+        algorithm,
         params=params,
         seed=seed,
         status=status,
         objective=objective,
-        lower_bound=bound,
-        gap=relative_gap(objective, bound),
-        time_s=perf_counter() - t0,
+        bound=bound,
+        t0=t0,
         info=info,
     )
 
@@ -431,15 +430,14 @@ def _too_large(instance, labels, exc, *, algorithm, seed, t0, params):
     """``memory_limit``: the hint (if any) as the solution, the nearest-neighbour bound."""
     bound = lower_bound(instance)[0]
     objective = None if labels is None else verify(instance, labels).cost
-    return Solution(
-        labels=labels,
-        algorithm=algorithm,
+    return Solution.with_bound(
+        labels,
+        algorithm,
         params=params,
         seed=seed,
         status="memory_limit",
         objective=objective,
-        lower_bound=bound,
-        gap=relative_gap(objective, bound),
-        time_s=perf_counter() - t0,
+        bound=bound,
+        t0=t0,
         info={"reason": str(exc), "n_variables": 0, "n_constraints": 0},
     )

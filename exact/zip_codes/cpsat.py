@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 from anonratio.exact.options import check_hint_labels, check_upper_bound
-from anonratio.exact.run import check_run_options, relative_gap, run_cpsat
+from anonratio.exact.run import check_run_options, run_cpsat
 from anonratio.instances import Solution, verify
 from anonratio.instances.validation import check_choice, check_instance
 from anonratio.instances.zip_codes.instance import (
@@ -407,9 +407,9 @@ def solve_cpsat(
         zm.model, time_limit=time_limit, seed=solver_seed, threads=threads, parameters=parameters
     )
     labels, objective, status, bound = _decode(instance, zm, run, lb, ub, info)
-    return Solution(
-        labels=labels,
-        algorithm="zip-cpsat",
+    return Solution.with_bound(
+        labels,
+        "zip-cpsat",
         params={
             **instance.params,
             "time_limit": time_limit,
@@ -421,8 +421,7 @@ def solve_cpsat(
         seed=seed,
         status=status,
         objective=objective,
-        lower_bound=None if bound is None else float(bound),
-        gap=relative_gap(objective, bound),
-        time_s=perf_counter() - t0,
+        bound=bound,
+        t0=t0,
         info=info,
     )

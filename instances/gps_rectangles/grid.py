@@ -9,11 +9,10 @@ is an inclusive cell range ``(i0, j0, i1, j1)`` (module notes of
 from __future__ import annotations
 
 from collections.abc import Mapping
-from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from anonratio.instances.solution import Solution, relative_gap
+from anonratio.instances.solution import Solution
 from numpy.typing import ArrayLike
 
 if TYPE_CHECKING:  # the instance module imports this one
@@ -111,15 +110,14 @@ def solution_from_cells(
         labels = labels_from_cells(instance, c)
         rects = [tuple(r) for r in cells_to_rectangles(instance, c).tolist()]
         info = {**info, "rectangles": rects, "cells": [tuple(x) for x in c.tolist()]}
-    return Solution(
-        labels=labels,
-        algorithm=algorithm,
+    return Solution.with_bound(
+        labels,
+        algorithm,
         params=params,
         seed=seed,
         status=status,
         objective=objective,
-        lower_bound=None if bound is None else float(bound),
-        gap=relative_gap(objective, bound),
-        time_s=perf_counter() - t0,
+        bound=bound,
+        t0=t0,
         info=info,
     )
