@@ -173,21 +173,9 @@ def summarize(df: pd.DataFrame) -> pd.DataFrame:
 # ---------------------------------------------------------------------------------------------
 # per-algorithm summary, exact-solver outcomes, plots
 # ---------------------------------------------------------------------------------------------
-#: columns of :func:`algorithm_summary`, in order
-ALGORITHM_COLUMNS = [
-    "problem",
-    "algorithm",
-    "kind",
-    "runs",
-    "verified",
-    "with_optimum",
-    "median_ratio",
-    "max_ratio",
-    "median_certified_ratio",
-    "max_certified_ratio",
-    "over_guarantee",
-    "median_time_s",
-]
+#: columns of :func:`algorithm_summary`, in order: the summary's, over all k (no ``k`` and no
+#: single ``guarantee``, which depends on k)
+ALGORITHM_COLUMNS = [c for c in SUMMARY_COLUMNS if c not in ("k", "guarantee")]
 #: exact-solver outcomes (MIPLIB style): the ``status`` values counted in each column
 OUTCOMES = {
     "optimal": ("optimal",),
