@@ -3,7 +3,7 @@
 The shared core (:mod:`.base` dispatch of ``verify`` / ``cost`` / ``lower_bound`` and JSON,
 :mod:`.solution`, :mod:`.errors`, :mod:`.validation`, :mod:`.io`, :mod:`.table`, :mod:`.loaders`)
 sits beside one subpackage per problem: :mod:`.kanonymity`, :mod:`.bin_covering`,
-:mod:`.zip_codes`, :mod:`.gps_rectangles`, :mod:`.ordered_labels`. Importing this package
+:mod:`.zip_codes`, :mod:`.gps_rectangles`, :mod:`.ordered_labels`, :mod:`.clustering`. Importing this package
 registers every problem's instance type with the dispatchers.
 """
 
@@ -29,6 +29,13 @@ from anonratio.instances.bin_covering.instance import (
     BinCoveringInstance,
     BinCoveringVerification,
     verify_relaxed,
+)
+from anonratio.instances.clustering import (
+    CellularInstance,
+    KRCenterInstance,
+    RCellularInstance,
+    REpsGatherInstance,
+    RGatherInstance,
 )
 from anonratio.instances.errors import (
     AnonratioError,
@@ -83,6 +90,11 @@ from anonratio.instances.zip_codes.generators import (
 from anonratio.instances.zip_codes.instance import ZipCodesInstance
 
 __all__ = [
+    "RGatherInstance",
+    "REpsGatherInstance",
+    "KRCenterInstance",
+    "CellularInstance",
+    "RCellularInstance",
     "OrderedLabelsInstance",
     "ZipCodesInstance",
     "GpsRectanglesInstance",
