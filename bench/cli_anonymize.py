@@ -1,5 +1,8 @@
 """``anonratio anonymize``: k-anonymize a CSV file and write the published table.
 
+An algorithm of a clustering problem publishes cluster centers instead
+(:mod:`anonratio.bench.cli_anonymize_clusters`).
+
 The run goes through the runner like every other (:func:`~anonratio.bench.runner.run_and_finalize`:
 run, verify, lower bound, ratio). The file is read once (:func:`~anonratio.instances.loaders.
 read_csv_table`); the table built from it is verified and published in the input's shape: the same
@@ -11,21 +14,16 @@ target folder, then renamed over the target.
 from __future__ import annotations
 
 import argparse
-import csv
-import os
-from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
-from anonratio.bench.cli_common import CLIError, RunFailure, fmt, print_fields, print_json, status
-from anonratio.instances.io import atomic_write
+from anonratio.bench.cli_anonymize_clusters import cmd_anonymize_clusters
+from anonratio.bench.cli_common import CLIError, RunFailure, fmt, print_fields, print_json
+from anonratio.bench.cli_publish import check_out, run_verified, write_csv
 
 __all__ = ["cmd_anonymize", "write_csv"]
-
-#: print progress lines for tables at least this large
-_BIG_TABLE = 5_000
 
 
 def _published_min_class(published: pd.DataFrame, qi: list[str], labels: np.ndarray) -> int | None:
@@ -61,32 +59,7 @@ def _options(args: argparse.Namespace) -> tuple[list[str], str, Any]:
     model = args.model or ("generalization" if args.hierarchies else "suppression")
     if model == "generalization" and not args.hierarchies:
         raise CLIError("`--model generalization` needs `--hierarchies DIR`")
-    algo = get_algorithm(args.algorithm)
-    if algo.problem != "k-anonymity":
-        raise CLIError(f"algorithm {algo.name!r} solves {algo.problem}, not k-anonymity")
-    return qi, model, algo
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    """Whether ``a`` and ``b`` are one file (a link to it, or the same resolved path)."""
-    try:
-        if a.exists() and b.exists() and os.path.samefile(a, b):
-            return True
-    except OSError:  # pragma: no cover - a race with a deletion
-        pass
-    return a.resolve() == b.resolve()
-
-
-def _check_out(out: Path, inputs: Iterable[Path]) -> None:
-    """``--out`` is a writable file path that is none of the inputs."""
-    if out.is_dir():
-        raise CLIError(f"`--out` must be a file path, got the folder {str(out)!r}")
-    for path in inputs:
-        if _same_file(out, path):
-            raise CLIError(
-                f"`--out` {str(out)!r} is the input file {str(path)!r}: anonymize never writes "
-                f"over an input; choose another output path"
-            )
+    return qi, model, get_algorithm(args.algorithm)
 
 
 def _read_instance(args: argparse.Namespace, qi: list[str], model: str, algo: Any) -> tuple:
@@ -96,41 +69,13 @@ def _read_instance(args: argparse.Namespace, qi: list[str], model: str, algo: An
 
     data = read_csv_table(args.data, sep=args.sep)
     hier = find_hierarchies(args.hierarchies, qi) if args.hierarchies else {}
-    _check_out(Path(args.out), [data.path, *hier.values()])
+    check_out(Path(args.out), [data.path, *hier.values()])
     table = table_from_csv(data, qi=qi, sensitive=args.sensitive, hierarchies=hier)
     instance = KAnonymityInstance(table, args.k, model=model)
     reason = algo.supports(instance)
     if reason:
         raise CLIError(f"algorithm {algo.name!r} does not support this instance: {reason}")
     return instance, data, list(hier.values())
-
-
-def write_csv(
-    rows: pd.DataFrame,
-    path: str | os.PathLike[str],
-    *,
-    header: Iterable[str] | None = None,
-    sep: str = ",",
-    lineterminator: str = "\n",
-    bom: bool = False,
-    protect: Iterable[str | os.PathLike[str]] = (),
-) -> Path:
-    """Write ``rows`` as UTF-8 CSV to ``path`` atomically, never over a file of ``protect``.
-
-    The text goes to a temporary file in the target folder (created if missing), flushed to disk,
-    then renamed over ``path`` (:func:`os.replace`): ``path`` holds the old content or the new,
-    never a part. ``header`` defaults to the frame's column names; fields are quoted when needed.
-    """
-    out = Path(path)
-    _check_out(out, [Path(p) for p in protect])
-
-    def write(f: IO[str]) -> None:
-        writer = csv.writer(f, delimiter=sep, lineterminator=lineterminator)
-        writer.writerow(list(rows.columns) if header is None else list(header))
-        writer.writerows(rows.astype(str).itertuples(index=False, name=None))
-
-    atomic_write(out, write, mode="w", encoding="utf-8-sig" if bom else "utf-8", newline="")
-    return out
 
 
 def _publish(
@@ -162,24 +107,6 @@ def _publish(
     return out, min_class
 
 
-def _run(args: argparse.Namespace, instance: Any, algo: Any, model: str, n_qi: int) -> Any:
-    """The runner's verified, finalized record of the run (``RunFailure`` without one)."""
-    from anonratio.bench.runner import run_and_finalize
-
-    big = instance.n >= _BIG_TABLE
-    if big:
-        status(f"{algo.name} on {instance.n} records, {n_qi} QI, k={args.k} ({model}) ...")
-    record = run_and_finalize(instance, algo.name, seed=args.seed, time_limit=args.time_limit)
-    if record.solution is None or record.solution.labels is None:
-        reason = record.error or f"status {record.status}"
-        raise RunFailure(f"{algo.name} found no solution ({reason})")
-    if not record.verified:
-        raise RunFailure(f"{algo.name} produced no verified solution: {record.error}")
-    if big:
-        status(f"{algo.name} done in {record.time_s:.1f} s; writing {args.out}")
-    return record
-
-
 def _print_text(args: argparse.Namespace, info: dict[str, Any]) -> None:
     print_fields(
         [
@@ -203,8 +130,10 @@ def _print_text(args: argparse.Namespace, info: dict[str, Any]) -> None:
 def cmd_anonymize(args: argparse.Namespace) -> int:
     """``anonratio anonymize DATA.csv --qi COLS --k K --out OUT.csv``."""
     qi, model, algo = _options(args)
+    if algo.problem != "k-anonymity":  # publish clusters (paper 003) instead
+        return cmd_anonymize_clusters(args, qi, algo)
     instance, data, hier = _read_instance(args, qi, model, algo)
-    record = _run(args, instance, algo, model, len(qi))
+    record = run_verified(args, instance, algo, model, len(qi))
     labels = record.solution.labels
     out, min_class = _publish(args, qi, instance, labels, data, hier)
     info = {

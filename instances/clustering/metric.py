@@ -97,8 +97,8 @@ class PointMetric:
         """The full ``n x n`` matrix (small instances: exact models, brute force)."""
         if self.metric == "precomputed":
             return self.points.astype(float)
-        if self.metric == "hamming":
-            return cdist(self.points, self.points, "hamming") * self.points.shape[1]
+        if self.metric == "hamming":  # counts; a fraction times d is not always exact
+            return np.rint(cdist(self.points, self.points, "hamming") * self.points.shape[1])
         return self.block(np.arange(self.n))
 
     def _blocks(self) -> Iterator[np.ndarray]:

@@ -1,0 +1,92 @@
+"""What both kinds of ``anonratio anonymize`` share: the checked run and the safe output.
+
+:func:`run_verified` runs the algorithm through the runner (run, verify, lower bound, ratio) and
+fails without a verified solution; :func:`write_csv` writes a published table atomically and
+never over an input (:func:`check_out`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, Any
+
+import pandas as pd
+from anonratio.bench.cli_common import CLIError, RunFailure, status
+from anonratio.instances.io import atomic_write
+
+__all__ = ["check_out", "write_csv", "run_verified"]
+
+#: print progress lines for tables at least this large
+_BIG_TABLE = 5_000
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` are one file (a link to it, or the same resolved path)."""
+    try:
+        if a.exists() and b.exists() and os.path.samefile(a, b):
+            return True
+    except OSError:  # pragma: no cover - a race with a deletion
+        pass
+    return a.resolve() == b.resolve()
+
+
+def check_out(out: Path, inputs: Iterable[Path], option: str = "--out") -> None:
+    """The output ``option`` is a writable file path that is none of the inputs."""
+    if out.is_dir():
+        raise CLIError(f"`{option}` must be a file path, got the folder {str(out)!r}")
+    for path in inputs:
+        if _same_file(out, path):
+            raise CLIError(
+                f"`{option}` {str(out)!r} is the input file {str(path)!r}: anonymize never writes "
+                f"over an input; choose another output path"
+            )
+
+
+def write_csv(
+    rows: pd.DataFrame,
+    path: str | os.PathLike[str],
+    *,
+    header: Iterable[str] | None = None,
+    sep: str = ",",
+    lineterminator: str = "\n",
+    bom: bool = False,
+    protect: Iterable[str | os.PathLike[str]] = (),
+) -> Path:
+    """Write ``rows`` as UTF-8 CSV to ``path`` atomically, never over a file of ``protect``.
+
+    The text goes to a temporary file in the target folder (created if missing), flushed to disk,
+    then renamed over ``path`` (:func:`os.replace`): ``path`` holds the old content or the new,
+    never a part. ``header`` defaults to the frame's column names; fields are quoted when needed.
+    """
+    out = Path(path)
+    check_out(out, [Path(p) for p in protect])
+
+    def write(f: IO[str]) -> None:
+        writer = csv.writer(f, delimiter=sep, lineterminator=lineterminator)
+        writer.writerow(list(rows.columns) if header is None else list(header))
+        writer.writerows(rows.astype(str).itertuples(index=False, name=None))
+
+    atomic_write(out, write, mode="w", encoding="utf-8-sig" if bom else "utf-8", newline="")
+    return out
+
+
+def run_verified(args: argparse.Namespace, instance: Any, algo: Any, model: str, n_qi: int) -> Any:
+    """The runner's verified, finalized record of the run (``RunFailure`` without one)."""
+    from anonratio.bench.runner import run_and_finalize
+
+    big = instance.n >= _BIG_TABLE
+    if big:
+        status(f"{algo.name} on {instance.n} records, {n_qi} QI, k={args.k} ({model}) ...")
+    record = run_and_finalize(instance, algo.name, seed=args.seed, time_limit=args.time_limit)
+    if record.solution is None or record.solution.labels is None:
+        reason = record.error or f"status {record.status}"
+        raise RunFailure(f"{algo.name} found no solution ({reason})")
+    if not record.verified:
+        raise RunFailure(f"{algo.name} produced no verified solution: {record.error}")
+    if big:
+        status(f"{algo.name} done in {record.time_s:.1f} s; writing {args.out}")
+    return record
