@@ -147,7 +147,10 @@ def _add_run_and_report(sub: _Sub) -> None:
 
 def _add_anonymize(sub: _Sub) -> None:
     p = _add(
-        sub, "anonymize", cmd_anonymize, "k-anonymize a CSV file and write the published table"
+        sub,
+        "anonymize",
+        cmd_anonymize,
+        "k-anonymize a CSV file (or cluster it: --algorithm r-gather), write the published table",
     )
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--qi", required=True, metavar="COL,...", help="quasi-identifier columns")
@@ -162,6 +165,17 @@ def _add_anonymize(sub: _Sub) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--sep", help="field separator (default: detected)")
     p.add_argument("--out", required=True, metavar="OUT.csv")
+    p.add_argument(
+        "--scaling",
+        choices=("standard", "range", "none"),
+        default="standard",
+        help="clustering: how numeric QI columns are weighed (default: standard deviations)",
+    )
+    p.add_argument(
+        "--clusters",
+        metavar="CLUSTERS.csv",
+        help="clustering: the per-cluster table (default: OUT.clusters.csv)",
+    )
     _add_json(p)
 
 
