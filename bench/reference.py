@@ -3,11 +3,12 @@
 :data:`ALL_REFERENCE` names small instances (family, parameters, seed) of every problem on which
 the exact models prove optimality in seconds: :data:`REFERENCE` (k-anonymity),
 :data:`BIN_COVERING_REFERENCE`, :data:`ZIP_CODES_REFERENCE`, :data:`GPS_RECTANGLES_REFERENCE`,
-:data:`ORDERED_LABELS_REFERENCE`. ``anonratio reference update`` (:mod:`.cli_reference`; also
-``python -m anonratio.bench.reference``) solves each with its problem's exact models
-(:data:`EXACT_METHODS`, through :func:`~anonratio.bench.runner.run_record`, so every solution is
-verified), decides the MIPLIB-style status (:func:`reference_status`: ``opt`` / ``best`` /
-``unknown``) and writes ``results/reference_optima.json`` atomically (:func:`write_reference`):
+:data:`ORDERED_LABELS_REFERENCE`, :data:`CLUSTERING_REFERENCE`. ``anonratio reference update``
+(:mod:`.cli_reference`; also ``python -m anonratio.bench.reference``) solves each with its
+problem's exact models (:data:`EXACT_METHODS`, through
+:func:`~anonratio.bench.runner.run_record`, so every solution is verified), decides the
+MIPLIB-style status (:func:`reference_status`: ``opt`` / ``best`` / ``unknown``) and writes
+``results/reference_optima.json`` atomically (:func:`write_reference`):
 ``{"instances": {instance id: {name, problem, family, params, seed, n, k, status, optimum, best,
 bound, bound_source, solvers, statuses, costs, time_s, time_limit, note, version}}}``.
 The asv benchmarks (``bench/benchmarks``), the quality gate and
@@ -34,6 +35,7 @@ __all__ = [
     "ZIP_CODES_REFERENCE",
     "GPS_RECTANGLES_REFERENCE",
     "ORDERED_LABELS_REFERENCE",
+    "CLUSTERING_REFERENCE",
     "ALL_REFERENCE",
     "STATUSES",
     "EXACT_METHODS",
@@ -138,6 +140,22 @@ ORDERED_LABELS_REFERENCE = (
     _ref("ordered-random-30-k10-s1", "ordered-random", seed=1, n=30, k=10),
 )
 
+#: small instances of the five clustering problems (Aggarwal et al. 2006) that the exact models
+#: prove optimal in seconds
+CLUSTERING_REFERENCE = (
+    _ref("rgather-uniform-30-r4", "rgather-uniform", n=30, r=4),
+    _ref("rgather-gaussian-6x5-r4", "rgather-gaussian", n_clusters=6, cluster_size=5, r=4),
+    _ref("rgather-heavy-30-r3", "rgather-heavy", seed=1, n=30, r=3),
+    _ref("rgather-sat-4-r7", "rgather-sat", n_vars=4, n_clauses=5, r=7),
+    _ref("rgather-unsat-4-r7", "rgather-sat", n_vars=4, n_clauses=5, satisfiable=False, r=7),
+    _ref("repsgather-outliers-30-r4", "repsgather-outliers", n=30, n_outliers=3, r=4, epsilon=0.1),
+    _ref("krcenter-uniform-30-k4-r5", "krcenter-uniform", n=30, k=4, r=5),
+    _ref("cellular-uniform-16", "cellular-uniform", n=16, facility_scale=0.5),
+    _ref("cellular-gaussian-4x4", "cellular-gaussian", n_clusters=4, cluster_size=4),
+    _ref("rcellular-uniform-16-r3", "rcellular-uniform", n=16, r=3),
+    _ref("rcellular-heavy-14-r2", "rcellular-heavy", n=14, r=2),
+)
+
 #: every committed reference instance (what ``anonratio reference update`` solves); the first
 #: entries are :data:`REFERENCE` then :data:`BIN_COVERING_REFERENCE`
 ALL_REFERENCE = (
@@ -146,6 +164,7 @@ ALL_REFERENCE = (
     + ZIP_CODES_REFERENCE
     + GPS_RECTANGLES_REFERENCE
     + ORDERED_LABELS_REFERENCE
+    + CLUSTERING_REFERENCE
 )
 
 #: problem -> the exact registry algorithms that must prove and agree on each optimum
@@ -155,6 +174,10 @@ EXACT_METHODS = {
     "zip-codes": ("zip-cpsat",),
     "gps-rectangles": ("gps-cpsat", "gps-highs"),
     "ordered-labels": ("ordered-greedy",),
+    **{
+        problem: (f"{problem}-cpsat", f"{problem}-highs")
+        for problem in ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular")
+    },
 }
 
 #: MIPLIB-style status of a reference entry: ``opt`` (every exact model proved optimality, the

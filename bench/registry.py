@@ -32,8 +32,10 @@ def _collect() -> tuple[dict[str, Algorithm], dict[str, str], dict[str, Family]]
     aliases: dict[str, str] = {}
     families: dict[str, Family] = {}
     for module in PROBLEMS:
+        # a module declares one problem, or a tuple of problems that share their data
+        declared = module.PROBLEM if isinstance(module.PROBLEM, tuple) else (module.PROBLEM,)
         for alg in module.ALGORITHMS:
-            if alg.problem != module.PROBLEM:
+            if alg.problem not in declared:
                 raise ValueError(f"{alg.name} is declared in {module.__name__} for {alg.problem}")
             for name in (alg.name, *alg.aliases):
                 if name in algorithms or name in aliases:

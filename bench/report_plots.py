@@ -37,6 +37,17 @@ N_LABELS = {
     "zip-codes": "nodes (zip codes)",
     "gps-rectangles": "points",
     "ordered-labels": "labels",
+    **{
+        problem: "points"
+        for problem in ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular")
+    },
+}
+
+#: the name of the anonymity size on the x axis of a ratio plot (the ``k`` column), per problem;
+#: a problem without one (cellular clustering) is plotted per n
+SIZE_LABELS = {
+    **{problem: "r" for problem in ("r-gather", "r-eps-gather", "kr-center", "r-cellular")},
+    "cellular": "n",
 }
 
 #: at most this many k on the x axis of a ratio plot; beyond, k is grouped into bins
@@ -229,6 +240,9 @@ def plot_problem_ratios(problem: str, p: pd.DataFrame, out_dir: Path) -> Path | 
     from matplotlib.lines import Line2D
 
     approx = p[p["kind"] != "exact"]
+    size = SIZE_LABELS.get(problem, "k")
+    if size == "n":  # no anonymity size: one group per instance size
+        approx = approx.assign(k=pd.to_numeric(approx["n"], errors="coerce").astype("Int64"))
     algorithms = algorithm_order(approx["algorithm"].dropna().unique())
     ks = approx["k"].dropna()
     if not algorithms or ks.empty:
@@ -253,10 +267,11 @@ def plot_problem_ratios(problem: str, p: pd.DataFrame, out_dir: Path) -> Path | 
         ax.axhline(1.0, color="0.5", lw=0.8)
         ax.set_title(title, fontsize=10)
         ax.set_ylabel(column.replace("_", " "))
-        ax.set_xlabel("k" if len(labels) == len(set(groups)) else "k (grouped; runs per bin)")
+        grouped = len(labels) != len(set(groups))
+        ax.set_xlabel(f"{size} (grouped; runs per bin)" if grouped else size)
     guarantee = Line2D([], [], color="0.3", ls="--", lw=1.8, label="proven guarantee")
     _legend(fig, algorithms, [guarantee])
-    fig.suptitle(f"{problem}: approximation ratio per k", fontsize=12)
+    fig.suptitle(f"{problem}: approximation ratio per {size}", fontsize=12)
     path = Path(out_dir) / f"ratios_{slug(problem)}.png"
     atomic_write(path, partial(fig.savefig, format="png"))
     return path

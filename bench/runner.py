@@ -106,7 +106,9 @@ def _describe_instance(instance: Any, family: str, meta: dict | None) -> RunReco
         instance=instance_id(instance),
         n=int(instance.n),
         params=json_text(dict(instance.params)),
-        k=int(getattr(instance, "k", 0)) or None,
+        # the anonymity size: k, or the minimum cluster size r of the clustering problems
+        # (kr-center's number of centers k stays in params)
+        k=int(getattr(instance, "r", 0) or getattr(instance, "k", 0)) or None,
         m=int(instance.table.n_attributes) if hasattr(instance, "table") else None,
         family_params=json_text(meta.get("params", {})),
         instance_seed=meta.get("seed"),

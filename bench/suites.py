@@ -10,13 +10,17 @@
   pinwheel gadgets) and ordered-label (30 labels) instances of Du et al. (2009, §2–§4) with
   ``spanning-tree-split`` / ``zip-cpsat``, ``kdtree-split`` / ``gps-guillotine`` / ``gps-cpsat``
   / ``gps-highs`` and ``ordered-greedy`` (all proven optimal within about a second). Finishes
-  in under 3 minutes on 2 cores.
+  in under 3 minutes on 2 cores. Plus small instances of the five clustering
+  problems (Aggarwal et al. 2006) with their algorithms and CP-SAT / HiGHS.
 * ``full``: larger tables (n up to 100), k up to 10, five seeds, larger gadgets; exact solvers
   at 120 s (they prove optimality only on the smaller instances; the rest get certified ratios).
   Likewise larger bin-covering, zip-code (up to 50 nodes), GPS (up to 20 points, gadgets up to
   k = 10) and ordered-label (up to 1000 labels) instances.
 * ``exact-scaling``: random binary tables (m = 10) of growing n for k = 2, 3, 5 with CP-SAT and
   HiGHS at 60 s, to measure the largest n each solver still solves to optimality.
+* ``clustering``: the five clustering problems of Aggarwal et al. (2006) on every point family
+  with CP-SAT and HiGHS at 60 s where they prove optimality (n <= 40), then the approximation
+  algorithms alone on 1,000-10,000 points.
 * ``paper-fig7``: Figure 7 of Du et al. (2009, §5) — Fold, simplified Spread and Theorem 10's
   Spread, random and sorted order, on the 1990 Census lists FEMALE-1990, MALE-1990, LAST-1990
   for a few hundred k per list from the largest frequency to ``floor(S/2)``
@@ -67,7 +71,7 @@ ORDERED_LABELS = ((), ("ordered-greedy",))
 SCALING_N = (10, 15, 20, 30, 40, 60, 80, 100, 150, 200)
 
 #: the built-in suites, in the order `anonratio list` shows them (bench/studies/<name>.toml)
-BUILTIN = ("quick", "full", "exact-scaling", "paper-fig7")
+BUILTIN = ("quick", "full", "exact-scaling", "paper-fig7", "clustering")
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,8 @@
 The shared core (:mod:`.base` dispatch of ``verify`` / ``cost`` / ``lower_bound`` and JSON,
 :mod:`.solution`, :mod:`.errors`, :mod:`.validation`, :mod:`.io`, :mod:`.table`, :mod:`.loaders`)
 sits beside one subpackage per problem: :mod:`.kanonymity`, :mod:`.bin_covering`,
-:mod:`.zip_codes`, :mod:`.gps_rectangles`, :mod:`.ordered_labels`, :mod:`.clustering`. Importing this package
-registers every problem's instance type with the dispatchers.
+:mod:`.zip_codes`, :mod:`.gps_rectangles`, :mod:`.ordered_labels`, :mod:`.clustering`.
+Importing this package registers every problem's instance type with the dispatchers.
 """
 
 from anonratio.instances.base import (

@@ -25,7 +25,14 @@ FORBIDDEN = {
     "bench": set(),
 }
 
-PROBLEMS = ("kanonymity", "bin_covering", "zip_codes", "gps_rectangles", "ordered_labels")
+PROBLEMS = (
+    "kanonymity",
+    "bin_covering",
+    "zip_codes",
+    "gps_rectangles",
+    "ordered_labels",
+    "clustering",
+)
 
 
 def _module_name(path):

@@ -59,6 +59,26 @@ SIZES: dict[str, dict[str, list[tuple[str, dict[str, Any]]]]] = {
         "small": [("gps-uniform", {"n": 2000, "k": 10})],
         "large": [("gps-uniform", {"n": 20_000, "k": 10})],
     },
+    "r-gather": {
+        "small": [("rgather-uniform", {"n": 1000, "r": 5})],
+        "large": [("rgather-uniform", {"n": 10_000, "r": 5})],
+    },
+    "r-eps-gather": {
+        "small": [("repsgather-outliers", {"n": 1000, "n_outliers": 20, "r": 5})],
+        "large": [("repsgather-outliers", {"n": 10_000, "n_outliers": 200, "r": 5})],
+    },
+    "kr-center": {
+        "small": [("krcenter-uniform", {"n": 1000, "k": 50, "r": 5})],
+        "large": [("krcenter-uniform", {"n": 10_000, "k": 200, "r": 5})],
+    },
+    "cellular": {
+        "small": [("cellular-uniform", {"n": 500, "facility_scale": 0.1})],
+        "large": [("cellular-uniform", {"n": 5000, "facility_scale": 0.05})],
+    },
+    "r-cellular": {
+        "small": [("rcellular-uniform", {"n": 500, "r": 5})],
+        "large": [("rcellular-uniform", {"n": 5000, "r": 5})],
+    },
 }
 
 #: algorithm -> its own sizes: where the problem's would take minutes (the relaxed scheme's

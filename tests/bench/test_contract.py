@@ -20,6 +20,11 @@ SMALL = {
     "zip-codes": ("zip-delaunay", {"n": 10, "k": 12, "max_weight": 6}),
     "gps-rectangles": ("gps-uniform", {"n": 8, "k": 3, "weight_max": 2}),
     "ordered-labels": ("ordered-random", {"n": 12, "k": 8}),
+    "r-gather": ("rgather-uniform", {"n": 9, "r": 3}),
+    "r-eps-gather": ("repsgather-outliers", {"n": 9, "n_outliers": 1, "r": 3, "epsilon": 0.12}),
+    "kr-center": ("krcenter-uniform", {"n": 9, "k": 2, "r": 3}),
+    "cellular": ("cellular-uniform", {"n": 8, "facility_scale": 0.3}),
+    "r-cellular": ("rcellular-uniform", {"n": 9, "r": 3}),
 }
 SEEDS = (0, 1)
 TIME_LIMIT = 60.0
@@ -27,8 +32,9 @@ TIME_LIMIT = 60.0
 
 def _instance(algorithm, seed):
     family, params = SMALL[algorithm.problem]
-    for k in (params.get("k"), 2, 3):
-        instance, _ = generate(family, seed=seed, **{**params, "k": k})
+    ks = (params["k"], 2, 3) if "k" in params else (None,)
+    for k in ks:
+        instance, _ = generate(family, seed=seed, **({**params, "k": k} if k else params))
         if algorithm.supports(instance) is None:
             return instance
     raise AssertionError(f"no small instance of {algorithm.problem} supports {algorithm.name}")

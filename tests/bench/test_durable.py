@@ -195,7 +195,7 @@ def test_signal_stops_within_5_s_and_keeps_finished_runs(tmp_path, sig, group):
     err = err.decode()
     kept = _lines(out)
     assert kept >= 3
-    assert f"stopped by {signal.Signals(sig).name}: {kept} of 355 runs are recorded" in err
+    assert f"stopped by {signal.Signals(sig).name}: {kept} of 444 runs are recorded" in err
     assert f"run the same command again: anonratio run quick --out {out} --jobs 2" in err
     rows = Journal(out).load()
     assert len(rows) == kept and all(r["algorithm"] for r in rows.values())
@@ -212,7 +212,7 @@ def test_progress_output_never_blocks_on_a_full_pipe():
     os.set_blocking(write, True)
     with os.fdopen(write, "w") as stream:
         t0 = time.monotonic()
-        assert NonBlockingStderr(stream).write("sweep: 3/355\r") == len("sweep: 3/355\r")
+        assert NonBlockingStderr(stream).write("sweep: 3/444\r") == len("sweep: 3/444\r")
         assert time.monotonic() - t0 < 1.0
     os.close(read)
 

@@ -62,7 +62,14 @@ ALL = {
     "zip-codes": ["spanning-tree-split", "zip-cpsat"],
     "gps-rectangles": ["kdtree-split", "gps-cpsat", "gps-highs", "gps-guillotine"],
     "ordered-labels": ["ordered-greedy"],
+    "r-gather": ["r-gather", "greedy-gather", "min-size-kmeans"],
+    "r-eps-gather": ["r-eps-gather"],
+    "kr-center": ["kr-center"],
+    "cellular": ["primal-dual"],
+    "r-cellular": ["r-cellular"],
 }
+for _problem in ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular"):
+    ALL[_problem] += [f"{_problem}-{solver}" for solver in ("cpsat", "highs", "cbc")]
 
 
 def test_every_algorithm_listed_once_with_its_problem():
@@ -80,7 +87,7 @@ def test_get_algorithm_and_problem_filter():
     for old in ("cpsat", "highs", "cbc"):
         assert get_algorithm(old) is REGISTRY[f"kanon-{old}"]
     assert [a.name for a in algorithms_for("k-anonymity")] == KANON
-    assert algorithms_for("r-gather") == []
+    assert algorithms_for("no-such-problem") == []
 
 
 @pytest.mark.parametrize("bad", ["nope", "", None])

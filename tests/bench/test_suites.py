@@ -9,10 +9,10 @@ from anonratio.bench.suites import SCALING_N, SUITES, Suite, expand, get_suite
 
 
 def test_suite_names_and_lookup():
-    assert list(SUITES) == ["quick", "full", "exact-scaling", "paper-fig7"]
+    assert list(SUITES) == ["quick", "full", "exact-scaling", "paper-fig7", "clustering"]
     assert all(isinstance(s, Suite) and s.description for s in SUITES.values())
     assert get_suite("quick") is SUITES["quick"]
-    with pytest.raises(ValueError, match=r"unknown suite 'nope'; known suites: \['exact-scaling'"):
+    with pytest.raises(ValueError, match=r"unknown suite 'nope'; known suites: \['clustering'"):
         get_suite("nope")
     # each built-in suite is a study file shipped with the package
     for name, suite in SUITES.items():

@@ -1,0 +1,342 @@
+"""Anonymity via clustering (Aggarwal et al., PODS 2006): the instance families and algorithms of
+its five problems, each declared once.
+
+The problems share the points and the metric and differ in their constraint and objective:
+``r-gather`` (§2.2), ``r-eps-gather`` (§2.3), ``kr-center`` (§2.4), ``cellular`` (§3) and
+``r-cellular`` (§3.1). Each has its paper algorithm, exact CP-SAT / HiGHS / CBC models named
+``<problem>-cpsat`` etc. (one formulation per problem in :mod:`anonratio.exact.clustering`,
+started from the approximation's solution), and r-gather two baselines.
+
+References
+----------
+G. Aggarwal, T. Feder, K. Kenthapadi, S. Khuller, R. Panigrahy, D. Thomas, A. Zhu. "Achieving
+Anonymity via Clustering". PODS 2006.
+"""
+
+from anonratio.bench.declarations import Algorithm, Family, exact_guarantee, no_guarantee
+from anonratio.exact.clustering import solve_cbc, solve_cpsat, solve_highs
+from anonratio.instances.clustering.gadgets import random_formula, sat_gadget
+from anonratio.instances.clustering.generators import (
+    facility_costs,
+    gaussian_points,
+    heavy_tailed_points,
+    make_instance,
+    outlier_points,
+    planted_instance,
+    uniform_points,
+)
+from anonratio.solvers.clustering.greedy_gather import greedy_gather
+from anonratio.solvers.clustering.kr_center import kr_center
+from anonratio.solvers.clustering.min_size_kmeans import min_size_kmeans
+from anonratio.solvers.clustering.primal_dual import primal_dual
+from anonratio.solvers.clustering.r_cellular import r_cellular
+from anonratio.solvers.clustering.r_eps_gather import r_eps_gather
+from anonratio.solvers.clustering.r_gather import r_gather
+
+__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "PREFIX"]
+
+#: the five problems of the paper, declared here together
+PROBLEM = ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular")
+
+#: problem -> family-name prefix
+PREFIX = {
+    "r-gather": "rgather",
+    "r-eps-gather": "repsgather",
+    "kr-center": "krcenter",
+    "cellular": "cellular",
+    "r-cellular": "rcellular",
+}
+
+#: problem -> its parameters with their defaults in every family
+_PROBLEM_PARAMS = {
+    "r-gather": {"r": 5},
+    "r-eps-gather": {"r": 5, "epsilon": 0.05},
+    "kr-center": {"k": 6, "r": 5},
+    "cellular": {"facility": "uniform", "facility_scale": 1.0},
+    "r-cellular": {"r": 5, "facility": "zero", "facility_scale": 1.0},
+}
+
+_FACILITY_NOTE = "; setup costs by `facility` (zero, constant or uniform in [0, facility_scale])"
+
+
+# ---------------------------------------------------------------------------------------------
+# instance families
+# ---------------------------------------------------------------------------------------------
+def _instance(problem, points, rng, params):
+    """The problem's instance over ``points`` with the family's problem parameters."""
+    kwargs = {name: params[name] for name in ("r", "k", "epsilon") if name in params}
+    if "facility" in params:
+        kwargs["facility_costs"] = facility_costs(
+            points, kind=params["facility"], scale=params["facility_scale"], seed=rng
+        )
+    return make_instance(problem, points, **kwargs)
+
+
+def _points_family(problem, kind, description, defaults, draw):
+    def build(rng, **params):
+        points, meta = draw(rng, params)
+        extra = {key: value for key, value in meta.items() if key in ("n_outliers",)}
+        return _instance(problem, points, rng, params), extra
+
+    problem_params = _PROBLEM_PARAMS[problem]
+    note = _FACILITY_NOTE if "facility" in problem_params else ""
+    return Family(
+        f"{PREFIX[problem]}-{kind}",
+        problem,
+        f"{description}, {problem} (Aggarwal et al. 2006){note}",
+        {**defaults, **problem_params},
+        build,
+    )
+
+
+def _uniform(rng, p):
+    return uniform_points(p["n"], dim=p["dim"], seed=rng)
+
+
+def _gaussian(rng, p):
+    sizes = [p["cluster_size"]] * p["n_clusters"]
+    return gaussian_points(sizes, dim=p["dim"], spread=p["spread"], seed=rng)
+
+
+def _outliers(rng, p):
+    return outlier_points(p["n"], n_outliers=p["n_outliers"], dim=p["dim"], seed=rng)
+
+
+def _heavy(rng, p):
+    return heavy_tailed_points(p["n"], dim=p["dim"], tail=p["tail"], seed=rng)
+
+
+_POINT_KINDS = (
+    (
+        "uniform",
+        "n points uniform in the unit cube of dimension dim",
+        {"n": 60, "dim": 2},
+        _uniform,
+    ),
+    (
+        "gaussian",
+        "n_clusters Gaussian clusters of cluster_size points (standard deviation spread)",
+        {"n_clusters": 6, "cluster_size": 10, "dim": 2, "spread": 1.0},
+        _gaussian,
+    ),
+    (
+        "outliers",
+        "n points: a dense cloud and n_outliers far outliers",
+        {"n": 60, "n_outliers": 3, "dim": 2},
+        _outliers,
+    ),
+    (
+        "heavy",
+        "n points with heavy-tailed radii (tail index tail: smaller is heavier)",
+        {"n": 60, "dim": 2, "tail": 1.5},
+        _heavy,
+    ),
+)
+
+
+def _planted_family(problem):
+    defaults = {"groups": 6, "r": 5, "radius_low": 1.0, "radius_high": 3.0, "dim": 2}
+    if problem == "r-eps-gather":
+        defaults["n_outliers"] = 3
+    if problem == "kr-center":
+        defaults.pop("groups")
+        defaults["k"] = 6
+
+    def build(rng, **p):
+        groups = p.get("groups", p.get("k"))
+        instance, meta = planted_instance(
+            problem,
+            groups=groups,
+            r=p["r"],
+            radius=(p["radius_low"], p["radius_high"]),
+            dim=p["dim"],
+            n_outliers=p.get("n_outliers", 0),
+            seed=rng,
+        )
+        return instance, {"optimum": float(meta["optimum"])}
+
+    return Family(
+        f"{PREFIX[problem]}-planted",
+        problem,
+        f"planted {problem}: groups of exactly r points (a center and r-1 points at the group's "
+        "radius, drawn in [radius_low, radius_high]) far apart"
+        + (", plus n_outliers far outliers" if problem == "r-eps-gather" else "")
+        + "; meta optimum by construction",
+        defaults,
+        build,
+    )
+
+
+def _sat_build(rng, *, n_vars, n_clauses, satisfiable, r):
+    formula = random_formula(n_vars, n_clauses, satisfiable=satisfiable, seed=rng)
+    instance, meta = sat_gadget(formula, r=r)
+    extra = {"satisfiable": bool(meta["satisfiable"])}
+    for key in ("optimum", "lower_bound"):
+        if key in meta:
+            extra[key] = float(meta[key])
+    return instance, extra
+
+
+FAMILIES = (
+    *(
+        _points_family(problem, kind, description, defaults, draw)
+        for problem in PROBLEM
+        for kind, description, defaults, draw in _POINT_KINDS
+    ),
+    *(_planted_family(problem) for problem in PROBLEM if problem != "cellular"),
+    Family(
+        "rgather-sat",
+        "r-gather",
+        "the 3-SAT gadget of §2.1 (Aggarwal et al. 2006): shortest-path metric of the formula "
+        "graph, radius 1 iff the random formula (each variable in <= 3 clauses) is satisfiable; "
+        "meta optimum 1 (satisfiable) or lower_bound 2",
+        {"n_vars": 4, "n_clauses": 5, "satisfiable": True, "r": 7},
+        _sat_build,
+    ),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# algorithms
+# ---------------------------------------------------------------------------------------------
+def _constant(value):
+    def guarantee(instance, solution=None):
+        return value
+
+    guarantee.__name__ = f"ratio_{value:g}"
+    return guarantee
+
+
+_PAPER = "Aggarwal et al. 2006"
+
+#: (function, problem, ratio, guarantee text, source, complexity)
+_APPROXIMATIONS = (
+    (
+        r_gather,
+        "r-gather",
+        2.0,
+        "2 (LB: the threshold R of the search, <= OPT)",
+        f"{_PAPER}, §2.2 Theorem 2.2 (threshold + max-flow)",
+        "O(log n) feasibility tests, each a greedy cover and a max-flow on the 2R-neighbourhoods",
+    ),
+    (
+        r_eps_gather,
+        "r-eps-gather",
+        4.0,
+        "4 (LB: the threshold R of the search, <= OPT)",
+        f"{_PAPER}, §2.3 Theorem 2.3 (outliers by peeling)",
+        "O(log n) peeling tests on the 2R-neighbourhoods",
+    ),
+    (
+        kr_center,
+        "kr-center",
+        2.0,
+        "2 (LB: the threshold R of the search, <= OPT)",
+        f"{_PAPER}, §2.4 (threshold + max-flow with at most k centers)",
+        "as r-gather",
+    ),
+    (
+        primal_dual,
+        "cellular",
+        4.0,
+        "4 (LB: the dual objective sum alpha)",
+        f"{_PAPER}, §3 Procedure 1, Theorem 3.3 (primal-dual)",
+        "event-driven dual growth, lazy per-center events, neighbour lists grown on demand: "
+        "O(n^2 log n) worst case, about linear measured on uniform points",
+    ),
+    (
+        r_cellular,
+        "r-cellular",
+        80.0,
+        "80 (augment, share, unshare)",
+        f"{_PAPER}, §3.1 Theorem 3.6",
+        "the primal-dual on the augmented instance, then O(n log n) regrouping",
+    ),
+)
+
+#: (function, problem, ratio or None, guarantee text, source, complexity)
+_HEURISTICS = (
+    (
+        greedy_gather,
+        "r-gather",
+        4.0,
+        "4 (derived here, not in the paper: cost <= 2 max d_{r-1} <= 4 OPT)",
+        "baseline: clusters grown from the points with the smallest (r-1)-neighbourhood radius",
+        "one k-nearest query per point, O(n log n) with a KD-tree",
+    ),
+    (
+        min_size_kmeans,
+        "r-gather",
+        None,
+        "none",
+        "baseline: k-medoids alternation with a minimum cluster size r (k-means++ seeding)",
+        "O(n^2 / r) distances per iteration, at most max_iter iterations",
+    ),
+)
+
+_HINTS = {
+    "r-gather": r_gather,
+    "r-eps-gather": r_eps_gather,
+    "kr-center": kr_center,
+    "cellular": primal_dual,
+    "r-cellular": r_cellular,
+}
+
+_EXACT = (
+    (solve_cpsat, "cpsat", "CP-SAT"),
+    (solve_highs, "highs", "HiGHS"),
+    (solve_cbc, "cbc", "CBC"),
+)
+
+
+def _hint_from(function):
+    def hint(instance, seed=None):
+        return function(instance, seed=seed)
+
+    hint.__name__ = f"hint_{function.__name__}"
+    return hint
+
+
+ALGORITHMS = (
+    *(
+        Algorithm(
+            name=function.__name__.replace("_", "-"),
+            problem=problem,
+            kind="approximation",
+            function=function,
+            guarantee=_constant(ratio),
+            guarantee_text=text,
+            source=source,
+            complexity=complexity,
+        )
+        for function, problem, ratio, text, source, complexity in _APPROXIMATIONS
+    ),
+    *(
+        Algorithm(
+            name=function.__name__.replace("_", "-"),
+            problem=problem,
+            kind="heuristic",
+            function=function,
+            guarantee=no_guarantee if ratio is None else _constant(ratio),
+            guarantee_text=text,
+            source=source,
+            complexity=complexity,
+        )
+        for function, problem, ratio, text, source, complexity in _HEURISTICS
+    ),
+    *(
+        Algorithm(
+            name=f"{problem}-{short}",
+            problem=problem,
+            kind="exact",
+            function=function,
+            guarantee=exact_guarantee,
+            guarantee_text="1 (exact)",
+            source=f"{solver} model over (center, radius) candidates (anonratio.exact.clustering)",
+            complexity="exponential (branch and bound)",
+            hint=_hint_from(_HINTS[problem]),
+        )
+        for problem in PROBLEM
+        for function, short, solver in _EXACT
+    ),
+)

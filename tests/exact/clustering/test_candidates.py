@@ -1,0 +1,107 @@
+"""Tests of exact/clustering/candidates.py: the model data (radii, pairs, clusters, hints)."""
+
+import numpy as np
+import pytest
+from anonratio.exact.clustering.candidates import (
+    cellular_data,
+    gather_data,
+    groups,
+    hint_clusters,
+    solve_iv,
+)
+from anonratio.instances import Solution
+from anonratio.instances.clustering import (
+    CellularInstance,
+    RCellularInstance,
+    REpsGatherInstance,
+    RGatherInstance,
+)
+from bruteforce_clustering import clustering_optimum
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+@st.composite
+def points(draw, max_n=8):
+    n = draw(st.integers(3, max_n))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    return rng.integers(0, 5, size=(n, 2)).astype(float) / draw(st.sampled_from([1, 4, 7]))
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(points(), st.integers(1, 3))
+def test_gather_data_brackets_the_optimum(pts, r):
+    inst = RGatherInstance(pts, min(r, len(pts)))
+    data = gather_data(inst)
+    d = inst.distances.block(np.arange(inst.n))
+    opt = clustering_optimum(inst)
+    assert np.all(np.diff(data.cand) > 0) and np.isin(data.cand, d).all()
+    # the pairs are exactly those within the upper bound at a potential center
+    ub = data.info["upper_bound_used"]
+    assert np.all(d[data.pi, data.pv] <= ub) and np.all(data.cand[data.pt] == d[data.pi, data.pv])
+    assert data.cand[data.t_lb] <= opt <= ub and opt in data.cand
+    assert data.infeasible is None
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(points(), st.integers(1, 3), st.booleans())
+def test_cellular_clusters_are_tight_and_big_enough(pts, r, costs):
+    n = len(pts)
+    f = np.linspace(0.5, 2.0, n) if costs else None
+    inst = RCellularInstance(pts, min(r, n), f)
+    data = cellular_data(inst)
+    d = inst.distances.block(np.arange(n))
+    # each radius is a distance from its center; each pair a potential member
+    assert all(np.isin(x, d[v]) for v, x in zip(data.cv, data.crad, strict=True))
+    assert np.all(d[data.cv[data.pc], data.pi] <= data.crad[data.pc])
+    sizes = np.diff(data.start)
+    members = np.array([(d[v] <= x).sum() for v, x in zip(data.cv, data.crad, strict=True)])
+    assert np.array_equal(sizes, members) and np.all(sizes >= inst.r)
+    assert np.all(np.diff(data.pc) >= 0)  # pairs grouped by cluster
+    assert data.info["n_clusters"] <= n * n
+    assert data.info["upper_bound_used"] >= clustering_optimum(inst) - 1e-12
+
+
+def test_objective_scaling():
+    grid = CellularInstance([[0, 0], [1, 2], [3, 1]], [0.5, 0.25, 1.0], metric="manhattan")
+    assert cellular_data(grid).scale == 100.0
+    rng = np.random.default_rng(0)
+    rand = CellularInstance(rng.random((4, 2)), rng.random(4))
+    data = cellular_data(rand)
+    assert data.scale is None and data.info["objective_scaling"] == "float"
+    assert data.unscale(3.5) == 3.5 and cellular_data(grid).unscale(350.0) == 3.5
+
+
+def test_hint_maps_onto_the_model():
+    pts = np.random.default_rng(1).random((8, 2))
+    inst = RCellularInstance(pts, 2, np.full(8, 0.2))
+    labels = np.repeat(np.arange(4), 2)
+    hint = hint_clusters(inst, labels)
+    data = cellular_data(inst, hint=hint)
+    assert np.array_equal(data.pi[data.hint_pair], np.arange(8))
+    dec_labels, dec_centers = data.decode(data.hint_pair, 8)
+    # the same clusters with the same centers (cluster ids in the model's order)
+    assert np.array_equal(dec_centers[dec_labels], hint[1][labels])
+    assert len(np.unique(dec_labels)) == 4
+    gather = REpsGatherInstance(pts, 2, 0.25)
+    out = np.array([0, 0, 1, 1, 2, 2, -1, -1])
+    gdata = gather_data(gather, hint=hint_clusters(gather, out))
+    assert np.array_equal(gdata.hint_pair < 0, out < 0)
+    dec = gdata.decode(gdata.hint_pair[out >= 0], 8)[0]
+    same = dec[:, None] == dec[None, :]
+    assert np.array_equal(same, out[:, None] == out[None, :]) and np.all((dec < 0) == (out < 0))
+
+
+def test_upper_bound_prunes_to_infeasible():
+    inst = RGatherInstance(np.arange(6.0), 3)
+    assert gather_data(inst, upper_bound=0.5).infeasible
+    assert cellular_data(CellularInstance(np.arange(4.0), [1.0] * 4), upper_bound=0.5).infeasible
+
+
+def test_groups_and_validation():
+    parts = groups(np.array([2, 0, 2, 1]), 4)
+    assert [p.tolist() for p in parts] == [[1], [3], [0, 2], []]
+    with pytest.raises(TypeError, match="`instance`"):
+        solve_iv("points", 1, 0, 1, None, None)
+    with pytest.raises(ValueError, match="hint"):
+        hint_clusters(RGatherInstance(np.arange(4.0), 2), Solution(None, "x"))

@@ -1,0 +1,222 @@
+"""Tests of exact/clustering/cpsat.py (and the dispatcher): tiny instances of the five problems
+against the brute-force optimum."""
+
+import numpy as np
+import pytest
+from anonratio.exact.clustering import METHODS, solve_clustering
+from anonratio.exact.clustering.cpsat import solve_cpsat
+from anonratio.instances import Solution, verify
+from anonratio.instances.clustering import (
+    CellularInstance,
+    KRCenterInstance,
+    RCellularInstance,
+    REpsGatherInstance,
+    RGatherInstance,
+)
+from bruteforce_clustering import clustering_optimum
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial.distance import pdist, squareform
+
+PROBLEMS = ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular")
+
+
+@st.composite
+def instances(draw, problems=PROBLEMS, max_n=8):
+    """A tiny instance: coordinates (rounded, so duplicates occur) or a distance matrix."""
+    n = draw(st.integers(2, max_n))
+    metric = draw(st.sampled_from(["euclidean", "manhattan", "hamming", "precomputed"]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    if metric == "hamming":
+        pts = rng.integers(0, 2, size=(n, 3))
+    elif metric == "manhattan":
+        pts = rng.integers(0, 4, size=(n, 2))
+    else:
+        pts = rng.random((n, 2)).round(draw(st.sampled_from([1, 3])))
+    if metric == "precomputed":
+        pts = squareform(pdist(pts))
+    problem = draw(st.sampled_from(problems))
+    r = draw(st.integers(1, min(3, n)))
+    f = rng.random(n).round(1) * 2 if draw(st.booleans()) else None
+    if problem == "r-gather":
+        return RGatherInstance(pts, r, metric=metric)
+    if problem == "r-eps-gather":
+        eps = draw(st.sampled_from([0.0, 0.15, 0.3]))
+        r = min(r, n - int(np.floor(eps * n + 1e-9)))
+        return REpsGatherInstance(pts, r, eps, metric=metric)
+    if problem == "kr-center":
+        return KRCenterInstance(pts, draw(st.integers(1, 3)), r, metric=metric)
+    if problem == "cellular":
+        return CellularInstance(pts, f, metric=metric)
+    return RCellularInstance(pts, r, f, metric=metric)
+
+
+def check_optimal(inst, sol, optimum=None):
+    """Optimal, verified (cost == objective, declared radii exact), bound == objective."""
+    assert sol.status == "optimal", sol.info
+    check = verify(inst, sol)
+    assert check.cost == sol.objective
+    assert sol.lower_bound == pytest.approx(sol.objective, rel=1e-6, abs=1e-9)
+    labels = np.asarray(sol.labels)
+    used = np.unique(labels[labels >= 0])
+    assert used.tolist() == list(range(len(sol.info["centers"])))  # contiguous ids
+    if optimum is not None:
+        assert sol.objective == pytest.approx(optimum, rel=1e-9, abs=1e-12)
+    return check
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(instances())
+def test_cpsat_matches_brute_force(inst):
+    sol = solve_cpsat(inst, time_limit=20)
+    assert sol.algorithm == f"{inst.problem}-cpsat"
+    check_optimal(inst, sol, clustering_optimum(inst))
+    assert sol.params["hint"] is False and sol.params["time_limit"] == 20
+
+
+@pytest.mark.parametrize("problem", PROBLEMS)
+def test_each_problem_on_a_fixed_instance(problem):
+    pts = np.random.default_rng(3).random((8, 2))
+    inst = {
+        "r-gather": RGatherInstance(pts, 3),
+        "r-eps-gather": REpsGatherInstance(pts, 3, 0.25),
+        "kr-center": KRCenterInstance(pts, 2, 3),
+        "cellular": CellularInstance(pts, np.full(8, 0.5)),
+        "r-cellular": RCellularInstance(pts, 3, np.full(8, 0.5)),
+    }[problem]
+    sol = solve_cpsat(inst, time_limit=20, seed=7)
+    check = check_optimal(inst, sol, clustering_optimum(inst))
+    assert sol.seed == 7 and sol.params == {**sol.params, **inst.params}
+    assert sol.info["n_pairs"] > 0 and sol.info["n_variables"] >= sol.info["n_pairs"]
+    if problem == "r-eps-gather":
+        assert check.n_unclustered <= inst.max_outliers == 2
+    if problem == "kr-center":
+        assert check.n_clusters <= 2
+    if problem in ("cellular", "r-cellular"):
+        assert sol.info["n_clusters"] <= sol.info["n_clusters_max"] == 64
+        assert sol.info["objective_scaling"] == "float"
+
+
+def test_paper_figure_1_example():
+    # Figure 1 (Aggarwal et al. 2006): (age, location) of five records, 2-gather radius 3. The
+    # paper's centers (alpha + 1, beta) are not records; with records as centers (manhattan)
+    # the 2-cellular cost is 2 x 2 + 3 x 3 = 13 instead of the figure's 11
+    pts = [[30, 0], [32, 0], [60, 13], [60, 10], [60, 7]]
+    for inst, cost in (
+        (RGatherInstance(pts, 2, metric="manhattan"), 3.0),
+        (RCellularInstance(pts, 2, metric="manhattan"), 13.0),
+    ):
+        sol = solve_cpsat(inst, time_limit=10)
+        check_optimal(inst, sol, clustering_optimum(inst))
+        assert sol.objective == cost
+    assert sol.info["objective_scaling"] == "integer x 1"
+
+
+def test_duplicate_points_have_zero_radius():
+    pts = [[1.0, 1.0]] * 3 + [[5.0, 5.0]] * 3
+    for inst in (RGatherInstance(pts, 3), RCellularInstance(pts, 3, [1.0] * 6)):
+        sol = solve_cpsat(inst, time_limit=10)
+        check_optimal(inst, sol, clustering_optimum(inst))
+    assert solve_cpsat(RGatherInstance(pts, 3), time_limit=10).objective == 0.0
+    assert solve_cpsat(RCellularInstance(pts, 3, [1.0] * 6), time_limit=10).objective == 2.0
+
+
+def test_precomputed_metric_matches_coordinates():
+    pts = np.random.default_rng(0).random((7, 3))
+    for make in (
+        lambda p, m: RGatherInstance(p, 2, metric=m),
+        lambda p, m: CellularInstance(p, None, metric=m),
+    ):
+        coords = solve_cpsat(make(pts, "euclidean"), time_limit=10)
+        matrix = solve_cpsat(make(squareform(pdist(pts)), "precomputed"), time_limit=10)
+        assert matrix.objective == pytest.approx(coords.objective, rel=1e-12)
+
+
+def test_center_outside_its_cluster_is_allowed():
+    # a star: the hub is the best center for both leaves pairs but can join only one cluster
+    d = np.array(
+        [[0, 1, 1, 1, 1], [1, 0, 2, 2, 2], [1, 2, 0, 2, 2], [1, 2, 2, 0, 2], [1, 2, 2, 2, 0]],
+        dtype=float,
+    )
+    inst = RGatherInstance(d, 2, metric="precomputed")
+    sol = solve_cpsat(inst, time_limit=10)
+    check_optimal(inst, sol, clustering_optimum(inst))
+    assert sol.objective == 1.0  # two clusters centered at the hub
+    assert sol.info["centers"] == [0, 0] or len(sol.info["centers"]) == 1
+
+
+@pytest.mark.parametrize("problem", ["r-gather", "r-cellular"])
+def test_tiny_time_limit_gives_a_valid_bound(problem):
+    pts = np.random.default_rng(1).random((40, 2))
+    inst = RGatherInstance(pts, 3) if problem == "r-gather" else RCellularInstance(pts, 3)
+    sol = solve_cpsat(inst, time_limit=1e-3)
+    assert sol.status in ("time_limit", "optimal")
+    if sol.labels is not None:
+        cost = verify(inst, sol).cost
+        assert cost == sol.objective
+        assert sol.lower_bound is None or sol.lower_bound <= cost + 1e-9
+
+
+@pytest.mark.parametrize("problem", ["r-eps-gather", "r-cellular"])
+def test_hint_is_accepted(problem):
+    pts = np.random.default_rng(4).random((8, 2))
+    inst = (
+        REpsGatherInstance(pts, 2, 0.2) if problem == "r-eps-gather" else RCellularInstance(pts, 2)
+    )
+    best = solve_cpsat(inst, time_limit=10)
+    trivial = Solution(np.zeros(8, dtype=np.int64), "trivial")  # one cluster, best center
+    for hint in (best, trivial, np.zeros(8, dtype=np.int64)):
+        sol = solve_cpsat(inst, time_limit=10, hint=hint)
+        check_optimal(inst, sol, best.objective)
+        assert sol.params["hint"] is True
+        assert sol.info["upper_bound_used"] <= sol.info["hint_cost"] + 1e-12
+        # a hint no better than the model's own upper bound is not passed on
+        used = sol.info["hint_cost"] <= sol.info["upper_bound_used"]
+        assert sol.info["hint_used"] is used and (used or hint is not best)
+    assert solve_cpsat(inst, time_limit=10, hint=best).info["hint_cost"] == pytest.approx(
+        best.objective
+    )
+
+
+def test_infeasible_hint_is_rejected():
+    inst = RGatherInstance(np.arange(6.0), 3)
+    with pytest.raises(ValueError, match="hint"):
+        solve_cpsat(inst, hint=np.arange(6))  # singletons are too small
+    with pytest.raises(ValueError, match="hint"):
+        solve_cpsat(inst, hint=Solution(None, "x"))
+
+
+@pytest.mark.parametrize("problem", ["r-gather", "cellular"])
+def test_upper_bound_below_the_optimum_is_infeasible(problem):
+    pts = np.random.default_rng(2).random((7, 2))
+    inst = RGatherInstance(pts, 3) if problem == "r-gather" else CellularInstance(pts, [0.5] * 7)
+    opt = clustering_optimum(inst)
+    sol = solve_cpsat(inst, time_limit=10, upper_bound=opt * 0.9)
+    assert sol.status == "infeasible" and sol.labels is None and sol.lower_bound is None
+    assert sol.info["reason"]
+    ok = solve_cpsat(inst, time_limit=10, upper_bound=opt * 1.01)
+    check_optimal(inst, ok, opt)
+
+
+def test_bad_input():
+    inst = RGatherInstance(np.arange(6.0), 2)
+    with pytest.raises(TypeError, match="`instance`"):
+        solve_cpsat(np.arange(6.0))
+    for kw, name in (({"time_limit": 0}, "time_limit"), ({"seed": -1}, "seed")):
+        with pytest.raises(ValueError, match=name):
+            solve_cpsat(inst, **kw)
+    with pytest.raises((ValueError, TypeError), match="threads"):
+        solve_cpsat(inst, threads=0)
+    with pytest.raises(ValueError, match="upper_bound"):
+        solve_cpsat(inst, upper_bound=-1)
+
+
+def test_dispatcher():
+    inst = KRCenterInstance(np.arange(6.0), 2, 3)
+    assert set(METHODS) == {"cpsat", "highs", "cbc"}
+    for method in METHODS:
+        sol = solve_clustering(inst, method=method, time_limit=10)
+        assert sol.algorithm == f"{inst.problem}-{method}"
+        check_optimal(inst, sol, 1.0)
+    with pytest.raises(ValueError, match="method"):
+        solve_clustering(inst, method="gurobi")
