@@ -11,8 +11,20 @@ belong to their cluster.
 from functools import cache
 
 import numpy as np
+from anonratio.instances.clustering import (
+    CellularInstance,
+    KRCenterInstance,
+    RCellularInstance,
+    REpsGatherInstance,
+    RGatherInstance,
+)
+from hypothesis import strategies as st
+from scipy.sparse.csgraph import shortest_path
+from scipy.spatial.distance import pdist, squareform
 
-__all__ = ["clustering_optimum", "subset_costs"]
+__all__ = ["clustering_optimum", "subset_costs", "points", "any_instances", "PROBLEMS"]
+
+PROBLEMS = ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular")
 
 _MAX_RADIUS = ("r-gather", "r-eps-gather", "kr-center")
 
@@ -75,3 +87,53 @@ def clustering_optimum(instance):
     value = best((1 << n) - 1, k, q)
     best.cache_clear()
     return value
+
+
+@st.composite
+def points(draw, max_n=9):
+    """Small point sets: integer grids (ties, duplicates), floats, or the shortest-path metric
+    of a random connected weighted graph."""
+    n = draw(st.integers(1, max_n))
+    rng = np.random.default_rng(draw(st.integers(0, 10_000)))
+    kind = draw(st.sampled_from(["grid", "float", "graph"]))
+    if kind == "grid":
+        metric = draw(st.sampled_from(["euclidean", "manhattan", "hamming"]))
+        return rng.integers(0, 3, size=(n, 2)).astype(float), metric
+    if kind == "float":
+        return rng.random((n, draw(st.integers(1, 3)))), "euclidean"
+    w = np.zeros((n, n))
+    for v in range(1, n):  # a random tree plus chords
+        w[v, rng.integers(v)] = rng.integers(1, 6)
+    extra = rng.random((n, n)) < 0.3
+    w[extra] = rng.integers(1, 6, size=int(extra.sum()))
+    return shortest_path(np.triu(w + w.T, 1), directed=False), "precomputed"
+
+
+@st.composite
+def any_instances(draw, max_n=8):
+    """A tiny instance of any problem: rounded coordinates (duplicates occur) or a matrix."""
+    n = draw(st.integers(2, max_n))
+    metric = draw(st.sampled_from(["euclidean", "manhattan", "hamming", "precomputed"]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    if metric == "hamming":
+        pts = rng.integers(0, 2, size=(n, 3))
+    elif metric == "manhattan":
+        pts = rng.integers(0, 4, size=(n, 2))
+    else:
+        pts = rng.random((n, 2)).round(draw(st.sampled_from([1, 3])))
+    if metric == "precomputed":
+        pts = squareform(pdist(pts))
+    problem = draw(st.sampled_from(PROBLEMS))
+    r = draw(st.integers(1, min(3, n)))
+    f = rng.random(n).round(1) * 2 if draw(st.booleans()) else None
+    if problem == "r-gather":
+        return RGatherInstance(pts, r, metric=metric)
+    if problem == "r-eps-gather":
+        eps = draw(st.sampled_from([0.0, 0.15, 0.3]))
+        r = min(r, n - int(np.floor(eps * n + 1e-9)))
+        return REpsGatherInstance(pts, r, eps, metric=metric)
+    if problem == "kr-center":
+        return KRCenterInstance(pts, draw(st.integers(1, 3)), r, metric=metric)
+    if problem == "cellular":
+        return CellularInstance(pts, f, metric=metric)
+    return RCellularInstance(pts, r, f, metric=metric)

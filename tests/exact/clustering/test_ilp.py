@@ -12,43 +12,12 @@ from anonratio.instances.clustering import (
     REpsGatherInstance,
     RGatherInstance,
 )
+from bruteforce_clustering import any_instances as instances
 from bruteforce_clustering import clustering_optimum
 from hypothesis import given, settings
-from hypothesis import strategies as st
-from scipy.spatial.distance import pdist, squareform
 
 SOLVERS = {"cpsat": solve_cpsat, "highs": solve_highs, "cbc": solve_cbc}
 PROBLEMS = ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular")
-
-
-@st.composite
-def instances(draw, max_n=8):
-    """A tiny instance of any problem: rounded coordinates (duplicates occur) or a matrix."""
-    n = draw(st.integers(2, max_n))
-    metric = draw(st.sampled_from(["euclidean", "manhattan", "hamming", "precomputed"]))
-    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
-    if metric == "hamming":
-        pts = rng.integers(0, 2, size=(n, 3))
-    elif metric == "manhattan":
-        pts = rng.integers(0, 4, size=(n, 2))
-    else:
-        pts = rng.random((n, 2)).round(draw(st.sampled_from([1, 3])))
-    if metric == "precomputed":
-        pts = squareform(pdist(pts))
-    problem = draw(st.sampled_from(PROBLEMS))
-    r = draw(st.integers(1, min(3, n)))
-    f = rng.random(n).round(1) * 2 if draw(st.booleans()) else None
-    if problem == "r-gather":
-        return RGatherInstance(pts, r, metric=metric)
-    if problem == "r-eps-gather":
-        eps = draw(st.sampled_from([0.0, 0.15, 0.3]))
-        r = min(r, n - int(np.floor(eps * n + 1e-9)))
-        return REpsGatherInstance(pts, r, eps, metric=metric)
-    if problem == "kr-center":
-        return KRCenterInstance(pts, draw(st.integers(1, 3)), r, metric=metric)
-    if problem == "cellular":
-        return CellularInstance(pts, f, metric=metric)
-    return RCellularInstance(pts, r, f, metric=metric)
 
 
 def check_optimal(inst, sol, optimum):

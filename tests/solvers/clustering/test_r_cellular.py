@@ -14,30 +14,9 @@ from anonratio.solvers.clustering.r_cellular import (
     share,
     unshare,
 )
-from bruteforce_clustering import clustering_optimum
+from bruteforce_clustering import clustering_optimum, points
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.sparse.csgraph import shortest_path
-
-
-@st.composite
-def points(draw, max_n=9):
-    """Small point sets: integer grids (ties, duplicates), floats, or the shortest-path metric
-    of a random connected weighted graph."""
-    n = draw(st.integers(1, max_n))
-    rng = np.random.default_rng(draw(st.integers(0, 10_000)))
-    kind = draw(st.sampled_from(["grid", "float", "graph"]))
-    if kind == "grid":
-        metric = draw(st.sampled_from(["euclidean", "manhattan", "hamming"]))
-        return rng.integers(0, 3, size=(n, 2)).astype(float), metric
-    if kind == "float":
-        return rng.random((n, draw(st.integers(1, 3)))), "euclidean"
-    w = np.zeros((n, n))
-    for v in range(1, n):  # a random tree plus chords
-        w[v, rng.integers(v)] = rng.integers(1, 6)
-    extra = rng.random((n, n)) < 0.3
-    w[extra] = rng.integers(1, 6, size=int(extra.sum()))
-    return shortest_path(np.triu(w + w.T, 1), directed=False), "precomputed"
 
 
 @st.composite
