@@ -154,11 +154,12 @@ def _add_anonymize(sub: _Sub) -> None:
     )
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--qi", required=True, metavar="COL,...", help="quasi-identifier columns")
-    p.add_argument("--k", type=int, required=True)
+    p.add_argument("--k", type=int, help="k-anonymity: k; clustering: the cluster size r")
+    p.add_argument("--l", type=int, help="l-diversity by suppression: l (needs --sensitive)")
     p.add_argument(
         "--hierarchies", metavar="DIR", help="ARX hierarchy files (*_hierarchy_<col>.csv)"
     )
-    p.add_argument("--algorithm", default="forest", help="registry name (default: forest)")
+    p.add_argument("--algorithm", help="registry name (default: forest; with --l: tp-plus)")
     p.add_argument("--sensitive", metavar="COL", help="sensitive column (kept as is)")
     p.add_argument("--model", choices=("suppression", "generalization"))
     p.add_argument("--time-limit", type=_positive_float, default=60.0, metavar="S")

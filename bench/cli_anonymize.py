@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from anonratio.bench.cli_anonymize_clusters import cmd_anonymize_clusters
+from anonratio.bench.cli_anonymize_ldiversity import cmd_anonymize_ldiversity
 from anonratio.bench.cli_common import CLIError, RunFailure, fmt, print_fields, print_json
 from anonratio.bench.cli_publish import check_out, run_verified, write_csv
 
@@ -54,6 +55,12 @@ def _options(args: argparse.Namespace) -> tuple[list[str], str, Any]:
             )
     if args.sep is not None:
         args.sep = check_separator(args.sep, "--sep")
+    if (args.k is None) == (args.l is None):
+        raise CLIError(
+            "give one of `--k K` (k-anonymity, or the cluster size r) and `--l L` (l-diversity)"
+        )
+    if args.algorithm is None:
+        args.algorithm = "tp-plus" if args.l is not None else "forest"
     if args.hierarchies is not None and not Path(args.hierarchies).is_dir():
         raise CLIError(f"`--hierarchies` must be a folder, got {args.hierarchies!r}")
     model = args.model or ("generalization" if args.hierarchies else "suppression")
@@ -130,10 +137,12 @@ def _print_text(args: argparse.Namespace, info: dict[str, Any]) -> None:
 def cmd_anonymize(args: argparse.Namespace) -> int:
     """``anonratio anonymize DATA.csv --qi COLS --k K --out OUT.csv``."""
     qi, model, algo = _options(args)
+    if args.l is not None or algo.problem == "l-diversity":  # l-diversity (paper 001)
+        return cmd_anonymize_ldiversity(args, qi, algo)
     if algo.problem != "k-anonymity":  # publish clusters (paper 003) instead
         return cmd_anonymize_clusters(args, qi, algo)
     instance, data, hier = _read_instance(args, qi, model, algo)
-    record = run_verified(args, instance, algo, model, len(qi))
+    record = run_verified(args, instance, algo, f"k={args.k} ({model})", len(qi))
     labels = record.solution.labels
     out, min_class = _publish(args, qi, instance, labels, data, hier)
     info = {

@@ -97,7 +97,7 @@ def _write(args: argparse.Namespace, qi: list[str], data: Any, instance: Any, re
 def cmd_anonymize_clusters(args: argparse.Namespace, qi: list[str], algo: Any) -> int:
     """Cluster the numeric QI columns of ``args.data`` and publish the clustered table."""
     instance, data = _instance(args, qi, algo)
-    record = run_verified(args, instance, algo, "clustering", len(qi))
+    record = run_verified(args, instance, algo, f"clustering, r={args.k}", len(qi))
     out, side, smallest, check = _write(args, qi, data, instance, record)
     info = {
         "data": args.data,

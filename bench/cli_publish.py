@@ -74,13 +74,13 @@ def write_csv(
     return out
 
 
-def run_verified(args: argparse.Namespace, instance: Any, algo: Any, model: str, n_qi: int) -> Any:
+def run_verified(args: argparse.Namespace, instance: Any, algo: Any, what: str, n_qi: int) -> Any:
     """The runner's verified, finalized record of the run (``RunFailure`` without one)."""
     from anonratio.bench.runner import run_and_finalize
 
     big = instance.n >= _BIG_TABLE
     if big:
-        status(f"{algo.name} on {instance.n} records, {n_qi} QI, k={args.k} ({model}) ...")
+        status(f"{algo.name} on {instance.n} records, {n_qi} QI, {what} ...")
     record = run_and_finalize(instance, algo.name, seed=args.seed, time_limit=args.time_limit)
     if record.solution is None or record.solution.labels is None:
         reason = record.error or f"status {record.status}"

@@ -3,10 +3,11 @@
 :data:`ALL_REFERENCE` names small instances (family, parameters, seed) of every problem on which
 the exact models prove optimality in seconds: :data:`REFERENCE` (k-anonymity),
 :data:`BIN_COVERING_REFERENCE`, :data:`ZIP_CODES_REFERENCE`, :data:`GPS_RECTANGLES_REFERENCE`,
-:data:`ORDERED_LABELS_REFERENCE`, :data:`CLUSTERING_REFERENCE`. ``anonratio reference update``
-(:mod:`.cli_reference`; also ``python -m anonratio.bench.reference``) solves each with its
-problem's exact models (:data:`EXACT_METHODS`, through
-:func:`~anonratio.bench.runner.run_record`, so every solution is verified), decides the
+:data:`ORDERED_LABELS_REFERENCE`, :data:`CLUSTERING_REFERENCE`, :data:`LDIVERSITY_REFERENCE`.
+``anonratio reference update`` (:mod:`.cli_reference`; also ``python -m
+anonratio.bench.reference``) solves each with its problem's exact models
+(:data:`EXACT_METHODS`, through :func:`~anonratio.bench.runner.run_record`, so every solution
+is verified), decides the
 MIPLIB-style status (:func:`reference_status`: ``opt`` / ``best`` / ``unknown``) and writes
 ``results/reference_optima.json`` atomically (:func:`write_reference`):
 ``{"instances": {instance id: {name, problem, family, params, seed, n, k, status, optimum, best,
@@ -36,6 +37,7 @@ __all__ = [
     "GPS_RECTANGLES_REFERENCE",
     "ORDERED_LABELS_REFERENCE",
     "CLUSTERING_REFERENCE",
+    "LDIVERSITY_REFERENCE",
     "ALL_REFERENCE",
     "STATUSES",
     "EXACT_METHODS",
@@ -156,6 +158,27 @@ CLUSTERING_REFERENCE = (
     _ref("rcellular-heavy-14-r2", "rcellular-heavy", n=14, r=2),
 )
 
+#: small l-diversity instances (Xiao et al. 2010) that the exact models prove optimal in seconds
+LDIVERSITY_REFERENCE = (
+    _ref("ldiv-random-12-l2", "ldiv-random", n=12, d=3, cardinality=3, m=4, l=2),
+    _ref("ldiv-random-15-l3", "ldiv-random", seed=1, n=15, d=3, cardinality=3, m=5, l=3),
+    _ref(
+        "ldiv-random-14-l2-tuples",
+        "ldiv-random",
+        n=14,
+        d=4,
+        cardinality=2,
+        m=3,
+        l=2,
+        objective="tuples",
+    ),
+    _ref("ldiv-random-m2-12", "ldiv-random", n=12, d=3, cardinality=3, m=2, l=2),
+    _ref("ldiv-random-30-l2", "ldiv-random", n=30, d=3, cardinality=3, m=4, l=2),
+    _ref("ldiv-random-40-l3", "ldiv-random", seed=2, n=40, d=4, cardinality=2, m=6, l=3, skew=1.0),
+    _ref("ldiv-3dm-3x5", "ldiv-3dm", q=3, t=5, has_matching=True),
+    _ref("ldiv-3dm-3x5-no", "ldiv-3dm", q=3, t=5, has_matching=False),
+)
+
 #: every committed reference instance (what ``anonratio reference update`` solves); the first
 #: entries are :data:`REFERENCE` then :data:`BIN_COVERING_REFERENCE`
 ALL_REFERENCE = (
@@ -165,6 +188,7 @@ ALL_REFERENCE = (
     + GPS_RECTANGLES_REFERENCE
     + ORDERED_LABELS_REFERENCE
     + CLUSTERING_REFERENCE
+    + LDIVERSITY_REFERENCE
 )
 
 #: problem -> the exact registry algorithms that must prove and agree on each optimum
@@ -174,6 +198,7 @@ EXACT_METHODS = {
     "zip-codes": ("zip-cpsat",),
     "gps-rectangles": ("gps-cpsat", "gps-highs"),
     "ordered-labels": ("ordered-greedy",),
+    "l-diversity": ("ldiv-cpsat", "ldiv-highs"),
     **{
         problem: (f"{problem}-cpsat", f"{problem}-highs")
         for problem in ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular")

@@ -380,6 +380,7 @@ def write_report(df: pd.DataFrame, out_dir: str | Path) -> dict[str, Any]:
     """
     from anonratio.bench.fig7 import check_observations, fig7_frame
     from anonratio.bench.fig7_plot import observation_verdicts, observations_markdown, write_fig7
+    from anonratio.bench.paper_ldiv import check_findings, findings_markdown, ldiv_frame, write_ldiv
     from anonratio.bench.report_html import ReportContent, write_pages
 
     out_dir = Path(out_dir)
@@ -396,7 +397,7 @@ def write_report(df: pd.DataFrame, out_dir: str | Path) -> dict[str, Any]:
         s.runtime_png for s in sections if s.runtime_png
     ]
     frame = fig7_frame(df)  # Figure 7 of Du et al. (2009) when Census runs are present
-    obs, findings, content_extra = None, [], {}
+    obs, ldiv_obs, findings, content_extra = None, None, [], {}
     if not frame.empty:
         obs = check_observations(frame)
         written = write_fig7(frame, obs, out_dir)
@@ -407,6 +408,18 @@ def write_report(df: pd.DataFrame, out_dir: str | Path) -> dict[str, Any]:
             "findings_title": "Findings: the four observations of Du et al. (2009), §5",
             "verdicts": observation_verdicts(obs),
             "findings_markdown": observations_markdown(obs),
+            "finding_pngs": pngs,
+        }
+    elif not (ldiv := ldiv_frame(df)).empty:  # Xiao et al. (2010), §6.1
+        ldiv_obs = check_findings(ldiv)
+        written = write_ldiv(ldiv, ldiv_obs, out_dir)
+        pngs = [p for p in written if p.suffix == ".png"]
+        plots += pngs
+        findings = [p for p in written if p.suffix != ".png"]
+        content_extra = {
+            "findings_title": "Findings: the experiments of Xiao et al. (2010), §6.1",
+            "verdicts": [(f"{f['text']} ({f['detail']})", bool(f["holds"])) for f in ldiv_obs],
+            "findings_markdown": findings_markdown(ldiv_obs),
             "finding_pngs": pngs,
         }
     algorithms = algorithm_summary(df)
@@ -425,6 +438,7 @@ def write_report(df: pd.DataFrame, out_dir: str | Path) -> dict[str, Any]:
         "exact": exact_outcomes(df),
         "runtime": runtime_fits(d),
         "observations": obs,
+        "ldiv_findings": ldiv_obs,
         "summary_csv": csv_path,
         "summary_md": md_path,
         "report_html": page,

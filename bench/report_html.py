@@ -286,6 +286,11 @@ def terminal_summary(report: dict[str, Any], width: int = 100) -> str:
         lines += ["", "Figure 7 (Du et al. 2009, §5), the paper's observations:"]
         for text, holds in observation_verdicts(report["observations"]):
             lines.append(f"  {text}: {'holds' if holds else 'DOES NOT HOLD'}")
+    if report.get("ldiv_findings"):
+        lines += ["", "Xiao et al. (2010), §6.1, the paper's findings:"]
+        word = {True: "reproduced", False: "NOT REPRODUCED", None: "no data"}
+        for f in report["ldiv_findings"]:
+            lines.append(f"  {f['text']}: {word[f['holds']]} ({f['detail']})")
     lines += [
         "",
         f"report: {report['report_html']}  (one page, open in a browser)",

@@ -37,6 +37,7 @@ N_LABELS = {
     "zip-codes": "nodes (zip codes)",
     "gps-rectangles": "points",
     "ordered-labels": "labels",
+    "l-diversity": "records",
     **{
         problem: "points"
         for problem in ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular")
@@ -48,6 +49,7 @@ N_LABELS = {
 SIZE_LABELS = {
     **{problem: "r" for problem in ("r-gather", "r-eps-gather", "kr-center", "r-cellular")},
     "cellular": "n",
+    "l-diversity": "l",
 }
 
 #: at most this many k on the x axis of a ratio plot; beyond, k is grouped into bins

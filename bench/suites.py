@@ -21,6 +21,9 @@
 * ``clustering``: the five clustering problems of Aggarwal et al. (2006) on every point family
   with CP-SAT and HiGHS at 60 s where they prove optimality (n <= 40), then the approximation
   algorithms alone on 1,000-10,000 points.
+* ``paper-ldiv``: the experiments of Xiao, Yi and Tao (2010, §6.1): TP, TP+ and Hilbert on
+  SAL-like tables, stars against l and d, runtime up to 600,000 records, and small tables against
+  the exact models (:mod:`anonratio.bench.paper_ldiv` tests the paper's findings).
 * ``paper-fig7``: Figure 7 of Du et al. (2009, §5) — Fold, simplified Spread and Theorem 10's
   Spread, random and sorted order, on the 1990 Census lists FEMALE-1990, MALE-1990, LAST-1990
   for a few hundred k per list from the largest frequency to ``floor(S/2)``
@@ -71,7 +74,7 @@ ORDERED_LABELS = ((), ("ordered-greedy",))
 SCALING_N = (10, 15, 20, 30, 40, 60, 80, 100, 150, 200)
 
 #: the built-in suites, in the order `anonratio list` shows them (bench/studies/<name>.toml)
-BUILTIN = ("quick", "full", "exact-scaling", "paper-fig7", "clustering")
+BUILTIN = ("quick", "full", "exact-scaling", "paper-fig7", "clustering", "paper-ldiv")
 
 
 @dataclass(frozen=True)

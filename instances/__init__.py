@@ -3,8 +3,9 @@
 The shared core (:mod:`.base` dispatch of ``verify`` / ``cost`` / ``lower_bound`` and JSON,
 :mod:`.solution`, :mod:`.errors`, :mod:`.validation`, :mod:`.io`, :mod:`.table`, :mod:`.loaders`)
 sits beside one subpackage per problem: :mod:`.kanonymity`, :mod:`.bin_covering`,
-:mod:`.zip_codes`, :mod:`.gps_rectangles`, :mod:`.ordered_labels`, :mod:`.clustering`.
-Importing this package registers every problem's instance type with the dispatchers.
+:mod:`.zip_codes`, :mod:`.gps_rectangles`, :mod:`.ordered_labels`, :mod:`.clustering`,
+:mod:`.ldiversity`. Importing this package registers every problem's instance type with the
+dispatchers.
 """
 
 from anonratio.instances.base import (
@@ -72,6 +73,7 @@ from anonratio.instances.kanonymity.instance import (
     pairwise_distances,
 )
 from anonratio.instances.kanonymity.publish import publish
+from anonratio.instances.ldiversity import LDiversityInstance
 from anonratio.instances.loaders import (
     datasets_dir,
     find_hierarchies,
@@ -90,6 +92,7 @@ from anonratio.instances.zip_codes.generators import (
 from anonratio.instances.zip_codes.instance import ZipCodesInstance
 
 __all__ = [
+    "LDiversityInstance",
     "RGatherInstance",
     "REpsGatherInstance",
     "KRCenterInstance",

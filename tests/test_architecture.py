@@ -32,6 +32,7 @@ PROBLEMS = (
     "gps_rectangles",
     "ordered_labels",
     "clustering",
+    "ldiversity",
 )
 
 

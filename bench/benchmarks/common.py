@@ -59,6 +59,10 @@ SIZES: dict[str, dict[str, list[tuple[str, dict[str, Any]]]]] = {
         "small": [("gps-uniform", {"n": 2000, "k": 10})],
         "large": [("gps-uniform", {"n": 20_000, "k": 10})],
     },
+    "l-diversity": {
+        "small": [("ldiv-sal", {"n": 20_000, "d": 7, "l": 6})],
+        "large": [("ldiv-sal", {"n": 200_000, "d": 7, "l": 6})],
+    },
     "r-gather": {
         "small": [("rgather-uniform", {"n": 1000, "r": 5})],
         "large": [("rgather-uniform", {"n": 10_000, "r": 5})],

@@ -7,9 +7,25 @@ of :class:`~anonratio.bench.declarations.Family`) and ``ALGORITHMS`` (a tuple of
 order; a new problem adds its module here.
 """
 
-from . import bin_covering, clustering, gps_rectangles, kanonymity, ordered_labels, zip_codes
+from . import (
+    bin_covering,
+    clustering,
+    gps_rectangles,
+    kanonymity,
+    ldiversity,
+    ordered_labels,
+    zip_codes,
+)
 
 __all__ = ["PROBLEMS"]
 
 #: the problem modules, in the order the registry lists them
-PROBLEMS = (kanonymity, bin_covering, zip_codes, gps_rectangles, ordered_labels, clustering)
+PROBLEMS = (
+    kanonymity,
+    bin_covering,
+    zip_codes,
+    gps_rectangles,
+    ordered_labels,
+    clustering,
+    ldiversity,
+)

@@ -62,6 +62,7 @@ ALL = {
     "zip-codes": ["spanning-tree-split", "zip-cpsat"],
     "gps-rectangles": ["kdtree-split", "gps-cpsat", "gps-highs", "gps-guillotine"],
     "ordered-labels": ["ordered-greedy"],
+    "l-diversity": ["tp", "tp-plus", "hilbert", "matching", "ldiv-cpsat", "ldiv-highs", "ldiv-cbc"],
     "r-gather": ["r-gather", "greedy-gather", "min-size-kmeans"],
     "r-eps-gather": ["r-eps-gather"],
     "kr-center": ["kr-center"],

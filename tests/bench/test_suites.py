@@ -9,7 +9,14 @@ from anonratio.bench.suites import SCALING_N, SUITES, Suite, expand, get_suite
 
 
 def test_suite_names_and_lookup():
-    assert list(SUITES) == ["quick", "full", "exact-scaling", "paper-fig7", "clustering"]
+    assert list(SUITES) == [
+        "quick",
+        "full",
+        "exact-scaling",
+        "paper-fig7",
+        "clustering",
+        "paper-ldiv",
+    ]
     assert all(isinstance(s, Suite) and s.description for s in SUITES.values())
     assert get_suite("quick") is SUITES["quick"]
     with pytest.raises(ValueError, match=r"unknown suite 'nope'; known suites: \['clustering'"):

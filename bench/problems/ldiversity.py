@@ -1,0 +1,230 @@
+"""l-diversity by suppression (Xiao, Yi and Tao, EDBT 2010): its instance families and its
+algorithms, each declared once.
+
+TP (§5) and its hybrid TP+ (§6) with their proven guarantees, the Hilbert heuristic (Ghinita et
+al., VLDB 2007) the paper compares against, the exact polynomial algorithm for m = 2 sensitive
+values (§4) and the CP-SAT / HiGHS / CBC models ``ldiv-*`` for star and tuple minimization.
+
+References
+----------
+X. Xiao, K. Yi, Y. Tao. "The Hardness and Approximation Algorithms for L-Diversity". EDBT 2010.
+"""
+
+import numpy as np
+from anonratio.bench.declarations import Algorithm, Family, exact_guarantee, no_guarantee
+from anonratio.exact.ldiversity import solve_cbc, solve_cpsat, solve_highs
+from anonratio.instances.ldiversity import LDiversityInstance
+from anonratio.instances.ldiversity.gadgets import random_3dm_gadget
+from anonratio.instances.ldiversity.generators import planted_instance, random_instance, sal_like
+from anonratio.instances.loaders import load_adult
+from anonratio.instances.table import Table
+from anonratio.solvers.ldiversity.hilbert import hilbert
+from anonratio.solvers.ldiversity.matching import matching, needs_two_values
+from anonratio.solvers.ldiversity.tp import tp, tp_guarantee
+from anonratio.solvers.ldiversity.tp_plus import tp_plus
+
+__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "ADULT_LDIV_QI"]
+
+PROBLEM = "l-diversity"
+
+#: the Adult QI attributes of the l-diversity family (occupation is the sensitive attribute)
+ADULT_LDIV_QI = (
+    "sex",
+    "age",
+    "race",
+    "marital-status",
+    "education",
+    "native-country",
+    "workclass",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# instance families
+# ---------------------------------------------------------------------------------------------
+def _random(rng, *, n, d, cardinality, m, l, skew, objective):
+    instance, meta = random_instance(
+        n, d=d, cardinality=cardinality, m=m, l=l, skew=skew, objective=objective, seed=rng
+    )
+    return instance, {k: v for k, v in meta.items() if k in ("optimum", "lower_bound")}
+
+
+def _sal(rng, *, n, d, l, objective):
+    instance, _ = sal_like(n, d=d, l=l, objective=objective, seed=rng)
+    return instance, {}
+
+
+def _planted(rng, *, n_groups, d, cardinality, m, l, group_size, objective):
+    instance, meta = planted_instance(
+        n_groups,
+        d=d,
+        cardinality=cardinality,
+        m=m,
+        l=l,
+        group_size=group_size or None,
+        objective=objective,
+        seed=rng,
+    )
+    return instance, {"optimum": float(meta.get("optimum", 0.0))}
+
+
+def _3dm(rng, *, q, t, has_matching):
+    instance, meta = random_3dm_gadget(q, t, has_matching=has_matching, seed=rng)
+    extra = {"has_matching": bool(meta["has_matching"])}
+    for key in ("optimum", "lower_bound", "threshold"):
+        if meta.get(key) is not None:
+            extra[key] = float(meta[key])
+    return instance, extra
+
+
+def _adult(rng, *, n, d, l, objective):
+    full = load_adult(qi=ADULT_LDIV_QI[:d], sensitive="occupation", hierarchies=False)
+    rows = np.arange(full.n_records)
+    if n:
+        if not 1 <= n <= full.n_records:
+            raise ValueError(f"parameter `n` must be in [0, {full.n_records}] (0 = all), got {n}")
+        rows = np.sort(rng.choice(full.n_records, size=n, replace=False))
+    table = Table(
+        full.codes[rows],
+        full.attributes,
+        full.values,
+        sensitive=full.sensitive[rows],
+        sensitive_name=full.sensitive_name,
+        sensitive_values=full.sensitive_values,
+    )
+    return LDiversityInstance(table, l, objective), {"dataset": "adult", "n_records": len(rows)}
+
+
+FAMILIES = (
+    Family(
+        "ldiv-random",
+        PROBLEM,
+        "n records, d uniform QI attributes of `cardinality` values, m sensitive values with "
+        "Zipf skew `skew` (0: uniform), repaired to be l-eligible",
+        {"n": 12, "d": 3, "cardinality": 3, "m": 4, "l": 2, "skew": 0.0, "objective": "stars"},
+        _random,
+    ),
+    Family(
+        "ldiv-sal",
+        PROBLEM,
+        "SAL-like census table (Xiao et al. 2010, §6, Table 6: Age 79, Gender 2, Race 9, Marital "
+        "6, Birth place 56, Education 17, Work class 9; sensitive Income of 50 values), projected "
+        "onto the first d QI attributes",
+        {"n": 2000, "d": 7, "l": 6, "objective": "stars"},
+        _sal,
+    ),
+    Family(
+        "ldiv-planted",
+        PROBLEM,
+        "n_groups QI-groups that are each l-eligible already (group_size records, 0: l); "
+        "meta optimum 0",
+        {
+            "n_groups": 4,
+            "d": 3,
+            "cardinality": 4,
+            "m": 4,
+            "l": 2,
+            "group_size": 0,
+            "objective": "stars",
+        },
+        _planted,
+    ),
+    Family(
+        "ldiv-3dm",
+        PROBLEM,
+        "the 3-dimensional-matching gadget of §4 (m = 3): q elements per dimension, t triples, "
+        "with or without a perfect matching",
+        {"q": 3, "t": 5, "has_matching": True},
+        _3dm,
+    ),
+    Family(
+        "ldiv-adult",
+        PROBLEM,
+        "UCI Adult (from $ANONRATIO_DATASETS/adult), sensitive occupation, the first d of sex, "
+        "age, race, marital-status, education, native-country, workclass as QI; n > 0 samples n",
+        {"n": 0, "d": 7, "l": 4, "objective": "stars"},
+        _adult,
+    ),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# algorithms
+# ---------------------------------------------------------------------------------------------
+def _needs_two_values(instance):
+    return needs_two_values(instance)
+
+
+def _tp_plus_hint(instance, seed=None):
+    return tp_plus(instance, seed=seed)
+
+
+_XIAO = "Xiao et al. 2010"
+_TP_TEXT = (
+    "per run: tuples 1 after phase 1 (Cor. 5.9), (l h1 + l - 1) / LB after phase 2 (Lemma 5.12), "
+    "< l after phase 3; stars: d_R times that (explicit form of Theorem 5.19's O(l d), derived "
+    "in anonratio.solvers.ldiversity.tp.tp_bound)"
+)
+
+ALGORITHMS = (
+    Algorithm(
+        name="tp",
+        problem=PROBLEM,
+        kind="approximation",
+        function=tp,
+        guarantee=tp_guarantee,
+        guarantee_text=_TP_TEXT,
+        source=f"{_XIAO}, §5 (the three-phase algorithm TP, inverted lists of §5.5)",
+        complexity="phases 1-2 about O(n log n) with inverted lists; phase 3 rounds O(g m)",
+    ),
+    Algorithm(
+        name="tp-plus",
+        problem=PROBLEM,
+        kind="approximation",
+        function=tp_plus,
+        guarantee=tp_guarantee,
+        guarantee_text=f"as TP ({_TP_TEXT}); Hilbert only splits TP's residue",
+        source=f"{_XIAO}, §6 (TP+: TP, then Hilbert on the residue R)",
+        complexity="TP, then the Hilbert DP on |R| records",
+    ),
+    Algorithm(
+        name="hilbert",
+        problem=PROBLEM,
+        kind="heuristic",
+        function=hilbert,
+        guarantee=no_guarantee,
+        guarantee_text="none",
+        source="Ghinita et al., VLDB 2007 (Hilbert order, cut optimally into l-eligible runs), "
+        f"the baseline of {_XIAO}, §6",
+        complexity="O(n log n) sort + O(n w) dynamic program over a window of w records",
+    ),
+    Algorithm(
+        name="matching",
+        problem=PROBLEM,
+        kind="exact",
+        function=matching,
+        guarantee=exact_guarantee,
+        guarantee_text="1 (exact; m = 2 sensitive values only)",
+        source=f"{_XIAO}, §4 (m = 2: minimum-cost bipartite matching)",
+        complexity="O(n^3) assignment, polynomial",
+        requires=_needs_two_values,
+    ),
+    *(
+        Algorithm(
+            name=f"ldiv-{short}",
+            problem=PROBLEM,
+            kind="exact",
+            function=function,
+            guarantee=exact_guarantee,
+            guarantee_text="1 (exact)",
+            source=f"{solver} model over QI-group counts per group (anonratio.exact.ldiversity)",
+            complexity="exponential (branch and bound)",
+            hint=_tp_plus_hint,
+        )
+        for function, short, solver in (
+            (solve_cpsat, "cpsat", "CP-SAT"),
+            (solve_highs, "highs", "HiGHS"),
+            (solve_cbc, "cbc", "CBC"),
+        )
+    ),
+)

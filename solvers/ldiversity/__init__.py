@@ -1,0 +1,57 @@
+"""l-diversity by suppression (Xiao, Yi and Tao, EDBT 2010, §4-§6).
+
+``ldiversify(instance, method=...)`` dispatches on ``method`` through :data:`METHODS`; the
+algorithms themselves are in their modules (``tp.tp``, ``tp_plus.tp_plus``, ``hilbert.hilbert``,
+``matching.matching``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from anonratio.instances import Solution
+from anonratio.instances.ldiversity import LDiversityInstance
+from anonratio.instances.validation import dispatch
+
+from . import hilbert, matching, metrics, tp, tp_plus
+
+__all__ = ["ldiversify", "METHODS", "tp", "tp_plus", "hilbert", "matching", "metrics"]
+
+#: method name -> algorithm
+METHODS = {
+    "tp": tp.tp,
+    "tp-plus": tp_plus.tp_plus,
+    "hilbert": hilbert.hilbert,
+    "matching": matching.matching,
+}
+
+
+def ldiversify(
+    instance: LDiversityInstance,
+    *,
+    method: str = "tp",
+    seed: int | np.random.Generator | None = None,
+    **kwargs: Any,
+) -> Solution:
+    """l-diversity by suppression (Xiao, Yi and Tao 2010).
+
+    Parameters
+    ----------
+    instance : LDiversityInstance
+    method : {"tp", "tp-plus", "hilbert", "matching"}
+        ``"tp"``: the three-phase algorithm (§5), optimal for tuples when it ends in phase 1,
+        within ``l - 1`` tuples when in phase 2, O(l d) for stars (Theorem 5.19). ``"tp-plus"``:
+        TP, then Hilbert on the residue (§6.1; TP's guarantee). ``"hilbert"``: the Hilbert-order
+        heuristic (Ghinita et al. 2007), no proven ratio. ``"matching"``: ``m = 2`` exactly by
+        minimum-cost perfect matching (§4).
+    seed : int, numpy.random.Generator or None
+        Recorded; the algorithms are deterministic.
+    **kwargs
+        Passed to the algorithm (``window`` for Hilbert and TP+, ...).
+
+    Returns
+    -------
+    Solution
+    """
+    return dispatch(METHODS, method, instance, seed=seed, **kwargs)

@@ -1,0 +1,78 @@
+"""Brute-force l-diversity optima for the tests (on ``pythonpath``:
+``from bruteforce_ldiversity import ldiversity_optimum``).
+
+Group costs are recomputed here from the raw codes, not through the verifier under test.
+"""
+
+import numpy as np
+
+__all__ = ["ldiversity_optimum", "ldiversity_optima", "MAX_N"]
+
+#: the largest table the DP accepts (3^n subset pairs)
+MAX_N = 12
+
+
+def _group_costs(instance):
+    """``(stars, tuples)`` per subset mask, ``-1`` where the subset is not l-eligible."""
+    n, l = instance.n, instance.l
+    codes = np.asarray(instance.table.codes, dtype=np.int64)
+    s = np.asarray(instance.sensitive, dtype=np.int64)
+    size = 1 << n
+    stars = np.full(size, -1, dtype=np.int64)
+    tuples = np.full(size, -1, dtype=np.int64)
+    for mask in range(1, size):
+        rows = [i for i in range(n) if mask >> i & 1]
+        top = int(np.bincount(s[rows]).max())
+        if l * top > len(rows):
+            continue
+        block = codes[rows]
+        differ = int(np.count_nonzero(block.min(axis=0) != block.max(axis=0)))
+        stars[mask] = len(rows) * differ
+        tuples[mask] = len(rows) if differ else 0
+    return stars, tuples
+
+
+def _partition_dp(cost):
+    """Minimum total cost of a partition of the full set into subsets with ``cost >= 0``."""
+    size = cost.size
+    inf = np.iinfo(np.int64).max // 4
+    best = [inf] * size
+    best[0] = 0
+    for mask in range(1, size):
+        low = mask & -mask
+        rest = mask ^ low
+        sub = rest
+        out = inf
+        while True:  # every group holding the lowest record of mask
+            group = sub | low
+            c = cost[group]
+            if c >= 0 and best[mask ^ group] < inf:
+                out = min(out, int(c) + best[mask ^ group])
+            if sub == 0:
+                break
+            sub = (sub - 1) & rest
+        best[mask] = out
+    return best[size - 1]
+
+
+def ldiversity_optima(instance):
+    """``{"stars": ..., "tuples": ...}``: both exact optima of a tiny l-diversity instance.
+
+    A DP over subsets of the records (``n <= MAX_N``; 9 or fewer keeps it under a second): the
+    group holding the lowest record of a subset is enumerated over the subsets of the rest.
+    Groups must be l-eligible (``l * max sensitive count <= size``); a group costs
+    ``size x (non-constant QI attributes)`` stars, and ``size`` suppressed tuples if some QI
+    attribute is not constant on it (else 0).
+    """
+    if instance.n > MAX_N:
+        raise ValueError(f"brute force is for n <= {MAX_N}, got n = {instance.n}")
+    stars, tuples = _group_costs(instance)
+    return {"stars": _partition_dp(stars), "tuples": _partition_dp(tuples)}
+
+
+def ldiversity_optimum(instance, objective=None):
+    """The exact optimum of ``instance`` for ``objective`` (default: the instance's own)."""
+    objective = instance.objective if objective is None else objective
+    if objective not in ("stars", "tuples"):
+        raise ValueError(f"`objective` must be 'stars' or 'tuples', got {objective!r}")
+    return ldiversity_optima(instance)[objective]

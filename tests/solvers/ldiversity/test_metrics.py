@@ -1,0 +1,73 @@
+"""Tests of solvers/ldiversity/metrics.py: the KL-divergence of §6.2."""
+
+import numpy as np
+import pytest
+from anonratio.instances import verify
+from anonratio.instances.ldiversity.instance import LDiversityInstance
+from anonratio.instances.table import Table
+from anonratio.solvers.ldiversity.metrics import domain_sizes, kl_divergence, suppression_counts
+from anonratio.solvers.ldiversity.tp_plus import tp_plus
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+
+def make(codes, s, l, objective="stars", card=None):
+    codes = np.asarray(codes, dtype=np.int64).reshape(len(s), -1)
+    d = codes.shape[1]
+    card = int(codes.max()) + 1 if card is None else card
+    m = int(max(s)) + 1
+    t = Table(
+        codes,
+        [f"a{j}" for j in range(d)],
+        [[str(v) for v in range(card)]] * d,
+        sensitive=s,
+        sensitive_values=[str(v) for v in range(m)],
+    )
+    return LDiversityInstance(t, l, objective)
+
+
+@st.composite
+def tables(draw, max_n=9, max_l=4):
+    """Random small tables, the whole table l-eligible; few QI values so QI-groups form."""
+    n = draw(st.integers(2, max_n))
+    l = draw(st.integers(2, min(max_l, n)))
+    d = draw(st.integers(1, 3))
+    card = draw(st.integers(1, 3))
+    m = draw(st.integers(l, l + 3))
+    codes = draw(st.lists(st.integers(0, card - 1), min_size=n * d, max_size=n * d))
+    s = draw(st.lists(st.integers(0, m - 1), min_size=n, max_size=n))
+    assume(l * max(np.bincount(s)) <= n)
+    objective = draw(st.sampled_from(["stars", "tuples"]))
+    return make(codes, s, l, objective, card=card)
+
+
+def test_zero_without_stars():
+    inst = make([0, 0, 1, 1], [0, 1, 0, 1], 2)
+    assert kl_divergence(inst, [0, 0, 1, 1]) == 0.0
+
+
+def test_hand_computed():
+    # two records, one attribute of domain 4, one group with a star: P = 1/2 at (0, s0) and
+    # (1, s1); P* = 1/2 * 1/4 at each of them, so KL = ln 4
+    inst = make([0, 1], [0, 1], 2, card=4)
+    assert kl_divergence(inst, [0, 0]) == pytest.approx(np.log(4))
+    # a domain the group covers exactly with one sensitive value loses nothing
+    inst = make([0, 1, 0, 1], [0, 0, 1, 1], 2, card=2)
+    assert kl_divergence(inst, [0, 0, 0, 0]) == pytest.approx(0.0)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(tables(max_n=9))
+def test_nonnegative_and_positive_with_stars(inst):
+    sol = tp_plus(inst)
+    kl = kl_divergence(inst, sol.labels)
+    counts = suppression_counts(inst, sol.labels)
+    v = verify(inst, sol)
+    assert counts["stars"] == v.stars and counts["suppressed_tuples"] == v.suppressed_tuples
+    assert kl >= -1e-12
+    if counts["stars"] == 0:
+        assert kl == pytest.approx(0.0, abs=1e-12)
+    # with domains larger than the table, a star always leaks mass off P's support
+    wide = make(inst.table.codes, inst.sensitive.tolist(), inst.l, card=inst.n + 1)
+    assert (kl_divergence(wide, sol.labels) > 1e-9) == (counts["stars"] > 0)
+    assert domain_sizes(wide).tolist() == [inst.n + 1] * inst.d
