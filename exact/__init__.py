@@ -10,13 +10,17 @@ it; after a time limit the best solution found comes with ``status="time_limit"`
 """
 
 from .bin_covering import solve_bin_covering
+from .clustering import solve_clustering
 from .gps_rectangles import solve_gps_rectangles
 from .kanonymity import solve_k_anonymity
+from .ldiversity import solve_ldiversity
 from .ordered_labels import solve_ordered_labels
 from .zip_codes import solve_zip_codes
 
 __all__ = [
     "solve_k_anonymity",
+    "solve_clustering",
+    "solve_ldiversity",
     "solve_bin_covering",
     "solve_zip_codes",
     "solve_gps_rectangles",

@@ -3,17 +3,21 @@
 Each problem's subpackage has one public entry point that dispatches on ``method=`` through a
 dict of the algorithm functions themselves (networkx ``flow/maxflow.py`` style):
 :func:`k_anonymize`, :func:`bin_cover`, :func:`partition_zip_codes`,
-:func:`partition_gps_rectangles`. ``partition_planar`` and ``partition_rectangles`` are their
-former names, kept as aliases.
+:func:`partition_gps_rectangles`, :func:`cluster`, :func:`ldiversify`. ``partition_planar``
+and ``partition_rectangles`` are their former names, kept as aliases.
 """
 
 from .bin_covering import bin_cover
+from .clustering import cluster
 from .gps_rectangles import partition_gps_rectangles
 from .kanonymity import k_anonymize
+from .ldiversity import ldiversify
 from .zip_codes import partition_zip_codes
 
 __all__ = [
     "k_anonymize",
+    "cluster",
+    "ldiversify",
     "bin_cover",
     "partition_zip_codes",
     "partition_gps_rectangles",
