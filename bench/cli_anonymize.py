@@ -22,7 +22,7 @@ import pandas as pd
 from anonratio.bench.cli_anonymize_clusters import cmd_anonymize_clusters
 from anonratio.bench.cli_anonymize_ldiversity import cmd_anonymize_ldiversity
 from anonratio.bench.cli_common import CLIError, RunFailure, fmt, print_fields, print_json
-from anonratio.bench.cli_publish import check_out, run_verified, write_csv
+from anonratio.bench.cli_publish import check_out, run_verified, write_csv, write_published
 
 __all__ = ["cmd_anonymize", "write_csv"]
 
@@ -102,15 +102,7 @@ def _publish(
     min_class = _published_min_class(published, qi, labels)
     if min_class is not None and min_class < args.k:  # pragma: no cover - publish is verified
         raise RunFailure(f"the published table has a class of {min_class} < k={args.k} records")
-    out = write_csv(
-        published,
-        args.out,
-        header=data.header,
-        sep=data.sep,
-        lineterminator=data.lineterminator,
-        bom=data.bom,
-        protect=[data.path, *hier],
-    )
+    out = write_published(published, args.out, data, protect=hier)
     return out, min_class
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 from anonratio.bench.cli_common import CLIError, RunFailure, fmt, print_fields, print_json
-from anonratio.bench.cli_publish import check_out, run_verified, write_csv
+from anonratio.bench.cli_publish import check_out, run_verified, write_csv, write_published
 
 __all__ = ["cmd_anonymize_clusters", "CLUSTER_PROBLEMS", "clusters_path"]
 
@@ -75,15 +75,7 @@ def _write(args: argparse.Namespace, qi: list[str], data: Any, instance: Any, re
         smallest = check_published(data.frame, published, qi, labels, args.k)
     except ValueError as exc:  # pragma: no cover - the verifier checked the sizes
         raise RunFailure(str(exc)) from exc
-    out = write_csv(
-        published,
-        args.out,
-        header=data.header,
-        sep=data.sep,
-        lineterminator=data.lineterminator,
-        bom=data.bom,
-        protect=[data.path],
-    )
+    out = write_published(published, args.out, data)
     side = write_csv(
         clusters,
         args.clusters or clusters_path(Path(args.out)),

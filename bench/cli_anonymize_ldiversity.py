@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from anonratio.bench.cli_common import CLIError, RunFailure, fmt, print_fields, print_json
-from anonratio.bench.cli_publish import check_out, run_verified, write_csv
+from anonratio.bench.cli_publish import check_out, run_verified, write_published
 
 __all__ = ["cmd_anonymize_ldiversity"]
 
@@ -51,15 +51,7 @@ def _write(args: argparse.Namespace, qi: list[str], data: Any, instance: Any, re
     smallest, diversity = published_diversity(published, qi, args.sensitive)
     if diversity < args.l:  # pragma: no cover - the verifier checked every group
         raise RunFailure(f"a published class is only {diversity}-diverse, not {args.l}")
-    out = write_csv(
-        published,
-        args.out,
-        header=data.header,
-        sep=data.sep,
-        lineterminator=data.lineterminator,
-        bom=data.bom,
-        protect=[data.path],
-    )
+    out = write_published(published, args.out, data)
     return out, smallest, diversity
 
 

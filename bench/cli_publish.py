@@ -18,7 +18,7 @@ import pandas as pd
 from anonratio.bench.cli_common import CLIError, RunFailure, status
 from anonratio.instances.io import atomic_write
 
-__all__ = ["check_out", "write_csv", "run_verified"]
+__all__ = ["check_out", "write_csv", "write_published", "run_verified"]
 
 #: print progress lines for tables at least this large
 _BIG_TABLE = 5_000
@@ -72,6 +72,23 @@ def write_csv(
 
     atomic_write(out, write, mode="w", encoding="utf-8-sig" if bom else "utf-8", newline="")
     return out
+
+
+def write_published(
+    published: pd.DataFrame, path: str | os.PathLike[str], data: Any, *, protect: Iterable[Any] = ()
+) -> Path:
+    """:func:`write_csv` in the input's shape: its header names as written, separator, line ends
+    and byte-order mark (``data``: the :class:`~anonratio.instances.loaders.CsvTable` read);
+    never over the input or a file of ``protect``."""
+    return write_csv(
+        published,
+        path,
+        header=data.header,
+        sep=data.sep,
+        lineterminator=data.lineterminator,
+        bom=data.bom,
+        protect=[data.path, *protect],
+    )
 
 
 def run_verified(args: argparse.Namespace, instance: Any, algo: Any, what: str, n_qi: int) -> Any:

@@ -397,31 +397,28 @@ def write_report(df: pd.DataFrame, out_dir: str | Path) -> dict[str, Any]:
         s.runtime_png for s in sections if s.runtime_png
     ]
     frame = fig7_frame(df)  # Figure 7 of Du et al. (2009) when Census runs are present
-    obs, ldiv_obs, findings, content_extra = None, None, [], {}
+    obs, ldiv_obs, written, content_extra = None, None, [], {}
     if not frame.empty:
         obs = check_observations(frame)
         written = write_fig7(frame, obs, out_dir)
-        pngs = [p for p in written if p.suffix == ".png"]
-        plots += pngs
-        findings = [p for p in written if p.suffix != ".png"]
         content_extra = {
             "findings_title": "Findings: the four observations of Du et al. (2009), §5",
             "verdicts": observation_verdicts(obs),
             "findings_markdown": observations_markdown(obs),
-            "finding_pngs": pngs,
         }
     elif not (ldiv := ldiv_frame(df)).empty:  # Xiao et al. (2010), §6.1
         ldiv_obs = check_findings(ldiv)
         written = write_ldiv(ldiv, ldiv_obs, out_dir)
-        pngs = [p for p in written if p.suffix == ".png"]
-        plots += pngs
-        findings = [p for p in written if p.suffix != ".png"]
         content_extra = {
             "findings_title": "Findings: the experiments of Xiao et al. (2010), §6.1",
             "verdicts": [(f"{f['text']} ({f['detail']})", bool(f["holds"])) for f in ldiv_obs],
             "findings_markdown": findings_markdown(ldiv_obs),
-            "finding_pngs": pngs,
         }
+    pngs = [p for p in written if p.suffix == ".png"]
+    findings = [p for p in written if p.suffix != ".png"]
+    plots += pngs
+    if content_extra:
+        content_extra["finding_pngs"] = pngs
     algorithms = algorithm_summary(df)
     content = ReportContent(
         title=f"anonratio report: {out_dir.resolve().name}",

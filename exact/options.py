@@ -14,7 +14,7 @@ import numpy as np
 from anonratio.instances import Solution, verify
 from anonratio.instances.validation import MAX_SEED, check_int, check_number, check_time_limit
 
-__all__ = ["check_run_options", "check_upper_bound", "check_hint_labels"]
+__all__ = ["check_run_options", "check_upper_bound", "check_hint_labels", "run_params"]
 
 
 def check_run_options(time_limit: Any, seed: Any, threads: Any) -> tuple[float, int, int]:
@@ -56,3 +56,17 @@ def check_hint_labels(instance: Any, hint: Any, **verify_kwargs: Any) -> np.ndar
     if not check.feasible:
         raise ValueError(f"`hint` must be a feasible solution: {'; '.join(check.violations[:3])}")
     return labels.astype(np.int64)
+
+
+def run_params(
+    instance: Any, time_limit: float, threads: int, upper_bound: Any, hint: Any
+) -> dict[str, Any]:
+    """The ``params`` of an exact run's :class:`~anonratio.instances.Solution`: the instance's
+    plus the run options (``hint`` says only whether one was given)."""
+    return {
+        **instance.params,
+        "time_limit": time_limit,
+        "threads": threads,
+        "upper_bound": upper_bound,
+        "hint": hint is not None,
+    }

@@ -271,6 +271,27 @@ class Table:
         h = self.hierarchies[j]
         return h if h is not None else Hierarchy.suppression(self.values[j])
 
+    def sample(self, n: int, rng: np.random.Generator) -> "Table":
+        """``n`` records drawn without replacement, in their original order (``n = 0``: all).
+
+        Raises ``ValueError`` naming ``n`` unless ``0 <= n <= n_records``.
+        """
+        if not 0 <= n <= self.n_records:
+            raise ValueError(f"parameter `n` must be in [0, {self.n_records}] (0 = all), got {n}")
+        if n == 0:
+            return self
+        rows = np.sort(rng.choice(self.n_records, size=n, replace=False))
+        return Table(
+            self.codes[rows],
+            self.attributes,
+            self.values,
+            self.hierarchies,
+            self.weights,
+            None if self.sensitive is None else self.sensitive[rows],
+            self.sensitive_name,
+            self.sensitive_values,
+        )
+
     def unique_records(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Collapse identical QI rows.
 

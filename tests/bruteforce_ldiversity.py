@@ -5,8 +5,19 @@ Group costs are recomputed here from the raw codes, not through the verifier und
 """
 
 import numpy as np
+from anonratio.instances.ldiversity.instance import LDiversityInstance
+from anonratio.instances.table import Table
+from hypothesis import assume
+from hypothesis import strategies as st
 
-__all__ = ["ldiversity_optimum", "ldiversity_optima", "MAX_N"]
+__all__ = [
+    "ldiversity_optimum",
+    "ldiversity_optima",
+    "MAX_N",
+    "make",
+    "tables",
+    "random_instance",
+]
 
 #: the largest table the DP accepts (3^n subset pairs)
 MAX_N = 12
@@ -76,3 +87,60 @@ def ldiversity_optimum(instance, objective=None):
     if objective not in ("stars", "tuples"):
         raise ValueError(f"`objective` must be 'stars' or 'tuples', got {objective!r}")
     return ldiversity_optima(instance)[objective]
+
+
+def make(codes, s, l, objective="stars", card=None):
+    codes = np.asarray(codes, dtype=np.int64).reshape(len(s), -1)
+    d = codes.shape[1]
+    card = int(codes.max()) + 1 if card is None else card
+    m = int(max(s)) + 1
+    t = Table(
+        codes,
+        [f"a{j}" for j in range(d)],
+        [[str(v) for v in range(card)]] * d,
+        sensitive=s,
+        sensitive_values=[str(v) for v in range(m)],
+    )
+    return LDiversityInstance(t, l, objective)
+
+
+@st.composite
+def tables(draw, max_n=9, max_l=4):
+    """Random small tables, the whole table l-eligible; few QI values so QI-groups form."""
+    n = draw(st.integers(2, max_n))
+    l = draw(st.integers(2, min(max_l, n)))
+    d = draw(st.integers(1, 3))
+    card = draw(st.integers(1, 3))
+    m = draw(st.integers(l, l + 3))
+    codes = draw(st.lists(st.integers(0, card - 1), min_size=n * d, max_size=n * d))
+    s = draw(st.lists(st.integers(0, m - 1), min_size=n, max_size=n))
+    assume(l * max(np.bincount(s)) <= n)
+    objective = draw(st.sampled_from(["stars", "tuples"]))
+    return make(codes, s, l, objective, card=card)
+
+
+def random_instance(seed, *, n=None, n_max=9, d=None, card=None, m=None, l=None, objective=None):
+    """A random l-eligible table drawn from ``seed`` (sensitive values balanced, then shuffled)."""
+    rng = np.random.default_rng(seed)
+    m = m or int(rng.integers(2, 5))
+    l = l or int(rng.integers(2, m + 1))
+    n = n or int(rng.integers(l, n_max + 1))
+    d = d or int(rng.integers(1, 4))
+    card = card or int(rng.integers(2, 4))
+    objective = objective or ("stars", "tuples")[int(rng.integers(0, 2))]
+    codes = rng.integers(0, card, size=(n, d))
+    # l-eligible: cycle through l values (each at most ceil(n / l) <= n / l times when l | n)
+    n -= n % l
+    codes = codes[:n]
+    s = rng.permutation(np.arange(n) % m if m <= l else rng.integers(0, m, size=n))
+    counts = np.bincount(s, minlength=m)
+    if l * counts.max() > n:
+        s = rng.permutation(np.arange(n) % l)
+    table = Table(
+        codes,
+        [f"a{j}" for j in range(d)],
+        [[str(x) for x in range(card)]] * d,
+        sensitive=s,
+        sensitive_values=[f"s{x}" for x in range(max(m, l))],
+    )
+    return LDiversityInstance(table, l, objective)

@@ -15,7 +15,7 @@ G. Aggarwal, T. Feder, K. Kenthapadi, R. Motwani, R. Panigrahy, D. Thomas, A. Zh
 import numpy as np
 from anonratio.bench.declarations import Algorithm, Family, exact_guarantee, needs_k
 from anonratio.exact.kanonymity import solve_cbc, solve_cpsat, solve_highs
-from anonratio.instances import Table, verify
+from anonratio.instances import verify
 from anonratio.instances.kanonymity import (
     KAnonymityInstance,
     categorical_table,
@@ -107,22 +107,7 @@ def _gap_pair(rng, *, k, member):
 
 
 def _adult(rng, *, n, k, model, row_deletion, qi):
-    full = load_adult(qi=qi)
-    rows = np.arange(full.n_records)
-    if n:
-        if not 1 <= n <= full.n_records:
-            raise ValueError(f"parameter `n` must be in [0, {full.n_records}] (0 = all), got {n}")
-        rows = np.sort(rng.choice(full.n_records, size=n, replace=False))
-    table = Table(
-        full.codes[rows],
-        full.attributes,
-        full.values,
-        full.hierarchies,
-        full.weights,
-        None if full.sensitive is None else full.sensitive[rows],
-        full.sensitive_name,
-        full.sensitive_values,
-    )
+    table = load_adult(qi=qi).sample(n, rng)
     instance = KAnonymityInstance(table, k, model, row_deletion)
     return instance, {"dataset": "adult", "n_records": int(table.n_records)}
 

@@ -10,14 +10,12 @@ References
 X. Xiao, K. Yi, Y. Tao. "The Hardness and Approximation Algorithms for L-Diversity". EDBT 2010.
 """
 
-import numpy as np
 from anonratio.bench.declarations import Algorithm, Family, exact_guarantee, no_guarantee
 from anonratio.exact.ldiversity import solve_cbc, solve_cpsat, solve_highs
 from anonratio.instances.ldiversity import LDiversityInstance
 from anonratio.instances.ldiversity.gadgets import random_3dm_gadget
 from anonratio.instances.ldiversity.generators import planted_instance, random_instance, sal_like
-from anonratio.instances.loaders import load_adult
-from anonratio.instances.table import Table
+from anonratio.instances.loaders import ADULT_QI, load_adult
 from anonratio.solvers.ldiversity.hilbert import hilbert
 from anonratio.solvers.ldiversity.matching import matching, needs_two_values
 from anonratio.solvers.ldiversity.tp import tp, tp_guarantee
@@ -28,15 +26,7 @@ __all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "ADULT_LDIV_QI"]
 PROBLEM = "l-diversity"
 
 #: the Adult QI attributes of the l-diversity family (occupation is the sensitive attribute)
-ADULT_LDIV_QI = (
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-)
+ADULT_LDIV_QI = tuple(c for c in ADULT_QI if c != "occupation")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -78,21 +68,10 @@ def _3dm(rng, *, q, t, has_matching):
 
 
 def _adult(rng, *, n, d, l, objective):
-    full = load_adult(qi=ADULT_LDIV_QI[:d], sensitive="occupation", hierarchies=False)
-    rows = np.arange(full.n_records)
-    if n:
-        if not 1 <= n <= full.n_records:
-            raise ValueError(f"parameter `n` must be in [0, {full.n_records}] (0 = all), got {n}")
-        rows = np.sort(rng.choice(full.n_records, size=n, replace=False))
-    table = Table(
-        full.codes[rows],
-        full.attributes,
-        full.values,
-        sensitive=full.sensitive[rows],
-        sensitive_name=full.sensitive_name,
-        sensitive_values=full.sensitive_values,
-    )
-    return LDiversityInstance(table, l, objective), {"dataset": "adult", "n_records": len(rows)}
+    table = load_adult(qi=ADULT_LDIV_QI[:d], sensitive="occupation", hierarchies=False)
+    table = table.sample(n, rng)
+    instance = LDiversityInstance(table, l, objective)
+    return instance, {"dataset": "adult", "n_records": table.n_records}
 
 
 FAMILIES = (

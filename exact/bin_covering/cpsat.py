@@ -20,7 +20,7 @@ from time import perf_counter
 from typing import Any
 
 import numpy as np
-from anonratio.exact.options import check_hint_labels, check_upper_bound
+from anonratio.exact.options import check_hint_labels, check_upper_bound, run_params
 from anonratio.exact.run import RunResult, check_run_options, run_cpsat
 from anonratio.instances import Solution
 from anonratio.instances.bin_covering.instance import BinCoveringInstance, bin_covering_lower_bound
@@ -132,23 +132,6 @@ def make_solution(
         t0=t0,
         info=info,
     )
-
-
-def run_params(
-    instance: BinCoveringInstance,
-    time_limit: float,
-    threads: int,
-    upper_bound: int | None,
-    hint: Any,
-) -> dict[str, Any]:
-    """The ``params`` of a run's :class:`Solution`: the instance's plus the run options."""
-    return {
-        **instance.params,
-        "time_limit": time_limit,
-        "threads": threads,
-        "upper_bound": upper_bound,
-        "hint": hint is not None,
-    }
 
 
 def _cpsat_model(instance, data):

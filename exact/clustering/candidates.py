@@ -51,7 +51,6 @@ __all__ = [
     "gather_data",
     "cellular_data",
     "make_solution",
-    "run_params",
     "groups",
 ]
 
@@ -102,19 +101,6 @@ def hint_clusters(instance: ClusteringInstance, hint: Any) -> tuple[np.ndarray, 
     if not check.feasible:
         raise ValueError(f"`hint` must be a feasible solution: {'; '.join(check.violations[:3])}")
     return np.asarray(labels, dtype=np.int64), np.asarray(check.centers, dtype=np.int64)
-
-
-def run_params(
-    instance: ClusteringInstance, time_limit: float, threads: int, upper_bound: Any, hint: Any
-) -> dict[str, Any]:
-    """The ``params`` of a run's :class:`Solution`: the instance's plus the run options."""
-    return {
-        **instance.params,
-        "time_limit": time_limit,
-        "threads": threads,
-        "upper_bound": upper_bound,
-        "hint": hint is not None,
-    }
 
 
 def groups(keys: np.ndarray, size: int) -> list[np.ndarray]:

@@ -49,9 +49,9 @@ from anonratio.exact.clustering.candidates import (
     gather_data,
     groups,
     make_solution,
-    run_params,
     solve_iv,
 )
+from anonratio.exact.options import run_params
 from anonratio.exact.run import run_cpsat
 from anonratio.instances import Solution
 from anonratio.instances.clustering.instance import ClusteringInstance

@@ -17,9 +17,9 @@ from anonratio.exact.ldiversity.patterns import (
     LDivData,
     build_data,
     make_solution,
-    run_params,
     solve_iv,
 )
+from anonratio.exact.options import run_params
 from anonratio.exact.run import run_pulp
 from anonratio.instances import Solution
 from anonratio.instances.ldiversity import LDiversityInstance

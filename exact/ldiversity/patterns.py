@@ -53,7 +53,6 @@ __all__ = [
     "start_labels",
     "solve_iv",
     "make_solution",
-    "run_params",
     "MAX_PAIRS",
 ]
 
@@ -272,23 +271,6 @@ def solve_iv(
     if upper_bound is not None:  # costs are integers
         upper_bound = int(np.floor(upper_bound + 1e-9)) if np.isfinite(upper_bound) else None
     return time_limit, solver_seed, threads, check_hint_labels(instance, hint), upper_bound
-
-
-def run_params(
-    instance: LDiversityInstance,
-    time_limit: float,
-    threads: int,
-    upper_bound: int | None,
-    hint: Any,
-) -> dict[str, Any]:
-    """The ``params`` of a run's :class:`Solution`: the instance's plus the run options."""
-    return {
-        **instance.params,
-        "time_limit": time_limit,
-        "threads": threads,
-        "upper_bound": upper_bound,
-        "hint": hint is not None,
-    }
 
 
 def make_solution(

@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
-__all__ = ["METRICS", "PointMetric", "BLOCK"]
+__all__ = ["METRICS", "MINKOWSKI_P", "PointMetric", "BLOCK"]
 
 #: the metrics a clustering instance accepts
 METRICS = ("euclidean", "manhattan", "hamming", "precomputed")
@@ -37,7 +37,8 @@ METRICS = ("euclidean", "manhattan", "hamming", "precomputed")
 #: rows per block of dense distance computations
 BLOCK = 512
 
-_TREE = {"euclidean": 2.0, "manhattan": 1.0}
+#: the Minkowski exponent of the metrics a KD-tree serves
+MINKOWSKI_P = {"euclidean": 2.0, "manhattan": 1.0}
 
 
 class PointMetric:
@@ -55,12 +56,14 @@ class PointMetric:
         self.points = points
         self.metric = metric
         self.n = int(points.shape[0])
+        #: Minkowski exponent for the KD-tree (None: hamming and precomputed, served by blocks)
+        self.p = MINKOWSKI_P.get(metric)
         self._tree: cKDTree | None = None
 
     @property
     def tree(self) -> cKDTree | None:
         """The KD-tree over the coordinates (``None`` for hamming and precomputed)."""
-        if self._tree is None and self.metric in _TREE:
+        if self._tree is None and self.p is not None:
             self._tree = cKDTree(self.points)
         return self._tree
 
@@ -121,7 +124,7 @@ class PointMetric:
         tree = self.tree
         if tree is not None:
             # the (m+1)-th smallest distance counting the point itself (distance 0) is d_m
-            _, idx = tree.query(self.points, k=m + 1, p=_TREE[self.metric])
+            _, idx = tree.query(self.points, k=m + 1, p=self.p)
             idx = np.asarray(idx).reshape(self.n, m + 1)
             d = self.pairs(np.arange(self.n)[:, None], idx)
             return np.sort(d, axis=1)[:, m]
@@ -130,6 +133,36 @@ class PointMetric:
             d = self.block(rows)
             out[rows] = np.partition(d, m, axis=1)[:, m]  # column 0 of the sorted row is d(i,i)=0
         return out
+
+    def ball(self, i: int, radius: float) -> tuple[np.ndarray, np.ndarray]:
+        """``(points, distances)``: every ``j`` with ``d(i, j) <= radius`` (``i`` included).
+
+        The KD-tree only preselects within a slightly larger radius; the decision uses
+        :meth:`pairs`, so it agrees with :meth:`within` and with the verifier.
+        """
+        if self.tree is not None:
+            slack = radius * (1 + 1e-9) + 1e-12
+            cand = np.asarray(self.tree.query_ball_point(self.points[i], slack, p=self.p))
+            cand = cand.astype(np.int64)
+        else:
+            cand = np.arange(self.n)
+        d = self.pairs(i, cand)
+        keep = d <= radius
+        return cand[keep], d[keep]
+
+    def nearest(self, i: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(points, distances)`` of the ``k`` points nearest to ``i`` (``i`` included), nearest
+        first, ties by index; distances from :meth:`pairs` (the KD-tree only ranks)."""
+        k = min(k, self.n)
+        if self.tree is not None:
+            _, idx = self.tree.query(self.points[i], k=k, p=self.p)
+            idx = np.atleast_1d(np.asarray(idx, dtype=np.int64))
+        else:
+            row = self.row(i)
+            idx = np.argpartition(row, k - 1)[:k] if k < self.n else np.arange(self.n)
+        d = self.pairs(i, idx)
+        rank = np.lexsort((idx, d))
+        return idx[rank], d[rank]
 
     def within(self, radius: float) -> sp.csr_matrix:
         """Every pair at distance ``<= radius``, the diagonal included, as a CSR matrix.
@@ -142,7 +175,7 @@ class PointMetric:
         tree = self.tree
         if tree is not None:
             slack = radius * (1 + 1e-9) + 1e-12  # preselect, then decide with pairs()
-            pairs = tree.query_pairs(slack, p=_TREE[self.metric], output_type="ndarray")
+            pairs = tree.query_pairs(slack, p=self.p, output_type="ndarray")
             if pairs.size:
                 keep = self.pairs(pairs[:, 0], pairs[:, 1]) <= radius
                 pairs = pairs[keep]
@@ -165,10 +198,10 @@ class PointMetric:
 
     def candidate_distances(self, low: float, high: float) -> np.ndarray:
         """The distinct pairwise distances in ``[low, high]``, sorted (the threshold candidates)."""
-        if self.metric in _TREE:
+        if self.p is not None:
             assert self.tree is not None
             slack = high * (1 + 1e-9) + 1e-12
-            pairs = self.tree.query_pairs(slack, p=_TREE[self.metric], output_type="ndarray")
+            pairs = self.tree.query_pairs(slack, p=self.p, output_type="ndarray")
             d = self.pairs(pairs[:, 0], pairs[:, 1]) if pairs.size else np.empty(0)
         else:
             parts = []

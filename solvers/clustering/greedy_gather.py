@@ -11,25 +11,7 @@ from anonratio.instances.clustering.instance import RGatherInstance
 from anonratio.instances.validation import check_instance, check_random_state, check_seed
 from anonratio.solvers.clustering.r_gather import gather_solution
 
-__all__ = ["greedy_gather", "nearest_points"]
-
-_MINKOWSKI_P = {"euclidean": 2.0, "manhattan": 1.0}
-
-
-def nearest_points(instance: RGatherInstance, i: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(points, distances)`` of the ``k`` points nearest to ``i`` (``i`` included), nearest
-    first; distances from :meth:`PointMetric.pairs` (the KD-tree only ranks)."""
-    metric = instance.distances
-    k = min(k, instance.n)
-    if metric.tree is not None:
-        _, idx = metric.tree.query(metric.points[i], k=k, p=_MINKOWSKI_P[metric.metric])
-        idx = np.atleast_1d(np.asarray(idx, dtype=np.int64))
-    else:
-        row = metric.row(i)
-        idx = np.argpartition(row, k - 1)[:k] if k < instance.n else np.arange(instance.n)
-    d = metric.pairs(i, idx)
-    rank = np.lexsort((idx, d))
-    return idx[rank], d[rank]
+__all__ = ["greedy_gather"]
 
 
 def greedy_gather(
@@ -83,7 +65,7 @@ def greedy_gather(
             continue
         k = 2 * r
         while True:
-            idx, d = nearest_points(instance, p, k)
+            idx, d = instance.distances.nearest(p, k)
             ok = free[idx] & (idx != p) & (d <= tau)
             if np.count_nonzero(ok) >= r - 1 or k >= n or d[-1] > tau:
                 break

@@ -19,13 +19,11 @@ from anonratio.instances.validation import (
     check_random_state,
     check_seed,
 )
-from anonratio.solvers.clustering.greedy_gather import nearest_points
 from scipy.spatial import cKDTree
 
 __all__ = ["min_size_kmeans"]
 
 _BLOCK = 512
-_P = {"euclidean": 2.0, "manhattan": 1.0}
 
 
 def _plus_plus(instance: ClusteringInstance, m: int, rng: np.random.Generator) -> np.ndarray:
@@ -48,7 +46,7 @@ def _nearest_center(
     metric = instance.distances
     if metric.tree is not None:
         tree = cKDTree(metric.points[centers])
-        return np.asarray(tree.query(metric.points[points], p=_P[metric.metric])[1], np.int64)
+        return np.asarray(tree.query(metric.points[points], p=metric.p)[1], np.int64)
     out = np.empty(points.size, dtype=np.int64)
     for start in range(0, points.size, _BLOCK):
         rows = points[start : start + _BLOCK]
@@ -69,7 +67,7 @@ def _assign(
     labels = _nearest_center(instance, np.arange(n), centers)
     sizes = np.bincount(labels, minlength=centers.size)
     for c in np.flatnonzero(sizes < r).tolist():
-        near, _ = nearest_points(instance, int(centers[c]), 2 * r)  # type: ignore[arg-type]
+        near, _ = instance.distances.nearest(int(centers[c]), 2 * r)
         for p in near.tolist():
             if sizes[c] >= r:
                 break

@@ -3,8 +3,9 @@
 Also holds what :mod:`~anonratio.solvers.clustering.kr_center` and
 :mod:`~anonratio.solvers.clustering.r_eps_gather` share: the search for the threshold ``R``
 over the candidates ``d_ij / 2`` (:func:`threshold_search`), the feasibility test of
-Condition (2) with its max-flow (:func:`gather_test`), exact balls around one point
-(:func:`ball`) and the solution assembly (:func:`gather_solution`).
+Condition (2) with its max-flow (:func:`gather_test`, on the exact balls of
+:meth:`~anonratio.instances.clustering.metric.PointMetric.ball`) and the solution assembly
+(:func:`gather_solution`).
 
 The search never lists all ``n^2 / 2`` candidates: it starts at a radius below which every
 candidate is known to fail (for r-gather ``max_i d_{r-1}(i) / 2``, where Condition (1) starts to
@@ -34,7 +35,6 @@ __all__ = [
     "r_gather",
     "gather_test",
     "threshold_search",
-    "ball",
     "gather_solution",
     "GatherTest",
     "PAIR_BUDGET",
@@ -43,8 +43,6 @@ __all__ = [
 #: at most this many pairs within the upper radius: binary search over the listed candidates;
 #: more: bisection of the floating-point radii
 PAIR_BUDGET = 2_000_000
-
-_MINKOWSKI_P = {"euclidean": 2.0, "manhattan": 1.0}
 
 
 @dataclass(frozen=True)
@@ -64,24 +62,6 @@ class GatherTest:
 # ---------------------------------------------------------------------------------------------
 # shared helpers
 # ---------------------------------------------------------------------------------------------
-def ball(instance: ClusteringInstance, i: int, radius: float) -> tuple[np.ndarray, np.ndarray]:
-    """``(points, distances)``: every ``j`` with ``d(i, j) <= radius`` (``i`` included).
-
-    The KD-tree (euclidean, manhattan) only preselects within a slightly larger radius; the
-    decision uses :meth:`PointMetric.pairs`, so it agrees with the verifier and with
-    :meth:`PointMetric.within`.
-    """
-    metric = instance.distances
-    tree = metric.tree
-    if tree is not None:
-        slack = radius * (1 + 1e-9) + 1e-12
-        cand = tree.query_ball_point(metric.points[i], slack, p=_MINKOWSKI_P[metric.metric])
-        cand = np.asarray(cand, dtype=np.int64)
-    else:
-        cand = np.arange(instance.n)
-    d = metric.pairs(i, cand)
-    keep = d <= radius
-    return cand[keep], d[keep]
 
 
 def gather_test(
@@ -119,7 +99,7 @@ def gather_test(
         if len(centers) == limit:
             why = "more than k centers" if limit == max_centers else "r |C| > n"
             return GatherTest(False, np.asarray(centers, dtype=np.int64), reason=why)
-        idx, d = ball(instance, p, 2 * R)
+        idx, d = instance.distances.ball(p, 2 * R)
         marked[idx] = True
         centers.append(p)
         members.append(idx)
@@ -167,7 +147,7 @@ def _pairs_within(instance: ClusteringInstance, radius: float) -> int:
     if tree is None:
         return n * (n - 1) // 2
     slack = radius * (1 + 1e-9) + 1e-12
-    ordered = tree.count_neighbors(tree, slack, p=_MINKOWSKI_P[instance.metric])
+    ordered = tree.count_neighbors(tree, slack, p=instance.distances.p)
     return (int(ordered) - n) // 2
 
 

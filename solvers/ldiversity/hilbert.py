@@ -16,11 +16,11 @@ from time import perf_counter
 from typing import Any
 
 import numpy as np
-from anonratio.instances import Solution
+from anonratio.instances import Solution, lower_bound
 from anonratio.instances.ldiversity.instance import LDiversityInstance, qi_groups
 from anonratio.instances.validation import check_instance, check_int, check_seed
 
-from .tp import partition_counts, phase_one_lower_bound
+from .metrics import suppression_counts
 
 __all__ = ["hilbert", "hilbert_order", "hilbert_partition", "optimal_cuts", "skilling_transpose"]
 
@@ -266,8 +266,9 @@ def hilbert(
     sub, info = hilbert_partition(instance, records, window=window)
     if records is None:
         labels = sub
-        info["stars"], info["suppressed_tuples"], _ = partition_counts(instance.table.codes, labels)
-        bound = float(phase_one_lower_bound(instance))
+        counts = suppression_counts(instance, labels)
+        info["stars"], info["suppressed_tuples"] = counts["stars"], counts["suppressed_tuples"]
+        bound = float(lower_bound(instance)[0])
     else:
         labels = np.full(instance.n, -1, dtype=np.int64)
         labels[np.asarray(records, dtype=np.int64)] = sub

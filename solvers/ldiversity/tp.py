@@ -15,7 +15,12 @@ from typing import Any
 
 import numpy as np
 from anonratio.instances import Solution
-from anonratio.instances.ldiversity.instance import LDiversityInstance, phase_one, qi_groups
+from anonratio.instances.ldiversity.instance import (
+    LDiversityInstance,
+    group_stats,
+    phase_one,
+    qi_groups,
+)
 from anonratio.instances.validation import check_instance, check_seed
 
 __all__ = [
@@ -24,8 +29,6 @@ __all__ = [
     "tp_partition",
     "tp_bound",
     "residue_stars",
-    "partition_counts",
-    "phase_one_lower_bound",
 ]
 
 
@@ -40,17 +43,6 @@ def residue_stars(codes: np.ndarray, rows: np.ndarray) -> int:
         return 0
     block = codes[rows]
     return int(rows.size * np.count_nonzero(block.min(axis=0) != block.max(axis=0)))
-
-
-def phase_one_lower_bound(instance: LDiversityInstance) -> int:
-    """``max(|R1|, l h(R1))`` (0 when ``R1`` is empty), ``R1`` phase 1's residue: the
-    instance's lower bound (Cor. 5.10, as
-    :func:`~anonratio.instances.ldiversity.instance.ldiversity_lower_bound`), vectorized."""
-    s = np.asarray(instance.sensitive, dtype=np.int64)
-    _, pv, count, keep, _ = phase_one(qi_groups(instance.table.codes), s, instance.l)
-    c_r1 = np.bincount(pv, weights=count - keep, minlength=int(s.max()) + 1).astype(np.int64)
-    total = int(c_r1.sum())
-    return max(total, instance.l * int(c_r1.max())) if total else 0
 
 
 def _conflicting(vq: list, cq: list, hq: int, c_r: list, h_r: int) -> bool:
@@ -371,21 +363,6 @@ def tp(instance: LDiversityInstance, *, seed: int | np.random.Generator | None =
     return _finish(instance, labels, info, "tp", seed_rec, t0)
 
 
-def partition_counts(codes: np.ndarray, labels: np.ndarray) -> tuple[int, int, int]:
-    """``(stars, suppressed tuples, largest number of non-constant attributes)`` of a partition
-    (labels >= 0); sort-based, O(n log n + n d)."""
-    codes = np.asarray(codes)
-    order = np.argsort(labels, kind="stable")
-    lab = labels[order]
-    starts = np.flatnonzero(np.r_[True, lab[1:] != lab[:-1]])
-    sizes = np.diff(np.r_[starts, lab.size])
-    differ = np.zeros(starts.size, dtype=np.int64)
-    for j in range(codes.shape[1]):
-        col = codes[order, j]
-        differ += np.minimum.reduceat(col, starts) != np.maximum.reduceat(col, starts)
-    return int(sizes @ differ), int(sizes[differ > 0].sum()), int(differ.max(initial=0))
-
-
 def _certified_bound(instance: LDiversityInstance, info: dict[str, Any]) -> int:
     """``max(|R1|, l h1)``, and after phases 1-2 also ``|R| - (l - 1)``: TP's tuples are then
     within ``l - 1`` of the optimum (Lemma 5.12), and ``OPT_stars >= OPT_tuples``."""
@@ -397,7 +374,8 @@ def _certified_bound(instance: LDiversityInstance, info: dict[str, Any]) -> int:
 
 def _finish(instance, labels, info, algorithm, seed_rec, t0) -> Solution:
     """Cost, bound and guarantee of a TP-family partition (``info`` of :func:`tp_partition`)."""
-    stars, tuples, top = partition_counts(instance.table.codes, labels)
+    _, sizes, differ, _ = group_stats(instance, labels)
+    stars, tuples, top = int(sizes @ differ), int(sizes[differ > 0].sum()), int(differ.max())
     cost = stars if instance.objective == "stars" else tuples
     info.setdefault("residue_attributes", top)
     info["stars"], info["suppressed_tuples"] = stars, tuples

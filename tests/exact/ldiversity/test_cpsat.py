@@ -7,38 +7,11 @@ from anonratio.exact.ldiversity import METHODS, solve_ldiversity
 from anonratio.exact.ldiversity.cpsat import solve_cpsat
 from anonratio.instances import Solution, Table, lower_bound, verify
 from anonratio.instances.ldiversity import LDiversityInstance
-from bruteforce_ldiversity import ldiversity_optimum
+from bruteforce_ldiversity import ldiversity_optimum, random_instance
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 SEEDS = st.integers(0, 2**32 - 1)
-
-
-def random_instance(seed, *, n=None, n_max=9, d=None, card=None, m=None, l=None, objective=None):
-    """A random l-eligible table drawn from ``seed`` (sensitive values balanced, then shuffled)."""
-    rng = np.random.default_rng(seed)
-    m = m or int(rng.integers(2, 5))
-    l = l or int(rng.integers(2, m + 1))
-    n = n or int(rng.integers(l, n_max + 1))
-    d = d or int(rng.integers(1, 4))
-    card = card or int(rng.integers(2, 4))
-    objective = objective or ("stars", "tuples")[int(rng.integers(0, 2))]
-    codes = rng.integers(0, card, size=(n, d))
-    # l-eligible: cycle through l values (each at most ceil(n / l) <= n / l times when l | n)
-    n -= n % l
-    codes = codes[:n]
-    s = rng.permutation(np.arange(n) % m if m <= l else rng.integers(0, m, size=n))
-    counts = np.bincount(s, minlength=m)
-    if l * counts.max() > n:
-        s = rng.permutation(np.arange(n) % l)
-    table = Table(
-        codes,
-        [f"a{j}" for j in range(d)],
-        [[str(x) for x in range(card)]] * d,
-        sensitive=s,
-        sensitive_values=[f"s{x}" for x in range(max(m, l))],
-    )
-    return LDiversityInstance(table, l, objective)
 
 
 def check_optimal(instance, sol, optimum=None, algorithm="ldiv-cpsat"):

@@ -7,36 +7,12 @@ from anonratio.exact.ldiversity.cpsat import solve_cpsat
 from anonratio.exact.ldiversity.ilp import solve_cbc, solve_highs, solve_ilp
 from anonratio.instances import Solution, Table, lower_bound, verify
 from anonratio.instances.ldiversity import LDiversityInstance
-from bruteforce_ldiversity import ldiversity_optimum
+from bruteforce_ldiversity import ldiversity_optimum, random_instance
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 SEEDS = st.integers(0, 2**32 - 1)
 SOLVERS = {"highs": solve_highs, "cbc": solve_cbc}
-
-
-def random_instance(seed, *, n=None, n_max=9, d=None, card=None, m=None, l=None, objective=None):
-    """A random l-eligible table drawn from ``seed`` (as in test_cpsat)."""
-    rng = np.random.default_rng(seed)
-    m = m or int(rng.integers(2, 5))
-    l = l or int(rng.integers(2, m + 1))
-    n = n or int(rng.integers(l, n_max + 1))
-    d = d or int(rng.integers(1, 4))
-    card = card or int(rng.integers(2, 4))
-    objective = objective or ("stars", "tuples")[int(rng.integers(0, 2))]
-    n -= n % l
-    codes = rng.integers(0, card, size=(n, d))
-    s = rng.integers(0, m, size=n)
-    if l * np.bincount(s).max() > n:
-        s = rng.permutation(np.arange(n) % l)
-    table = Table(
-        codes,
-        [f"a{j}" for j in range(d)],
-        [[str(x) for x in range(card)]] * d,
-        sensitive=s,
-        sensitive_values=[f"s{x}" for x in range(m)],
-    )
-    return LDiversityInstance(table, l, objective)
 
 
 def check_optimal(instance, sol, name, optimum=None):

@@ -152,3 +152,16 @@ def test_direct_construction():
     assert m.n == 3 and m.tree is not None
     assert m.pairs([0, 1], [2, 2]).tolist() == [5.0, 3.0]
     assert PointMetric(pts, "hamming").tree is None
+
+
+def test_nearest_and_ball_agree_between_the_tree_and_rows():
+    pts = np.random.default_rng(3).random((50, 2))
+    tree = RGatherInstance(pts, r=1).distances
+    rows = RGatherInstance(tree.dense(), r=1, metric="precomputed").distances
+    a, da = tree.nearest(7, 6)
+    b, db = rows.nearest(7, 6)
+    assert a.tolist() == b.tolist() and a[0] == 7 and np.allclose(da, db)
+    a, da = tree.ball(7, 0.2)
+    b, db = rows.ball(7, 0.2)
+    assert sorted(a.tolist()) == sorted(b.tolist()) and 7 in a.tolist()
+    assert np.all(da <= 0.2) and np.array_equal(np.sort(a), np.flatnonzero(rows.row(7) <= 0.2))

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from anonratio.instances import verify
 from anonratio.instances.clustering import REpsGatherInstance, RGatherInstance
-from anonratio.solvers.clustering.greedy_gather import greedy_gather, nearest_points
+from anonratio.solvers.clustering.greedy_gather import greedy_gather
 from bruteforce_clustering import clustering_optimum
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -70,15 +70,6 @@ def test_r_one_and_duplicates():
     assert check_solution(inst, greedy_gather(inst, seed=0)) == 0.0
     inst = RGatherInstance(np.repeat([[1.0], [5.0]], 3, axis=0), r=3)
     assert check_solution(inst, greedy_gather(inst, seed=0)) == 0.0
-
-
-def test_nearest_points_tree_and_rows_agree():
-    pts = np.random.default_rng(3).random((50, 2))
-    tree = RGatherInstance(pts, r=1)
-    rows = RGatherInstance(tree.distances.dense(), r=1, metric="precomputed")
-    a, da = nearest_points(tree, 7, 6)
-    b, db = nearest_points(rows, 7, 6)
-    assert a.tolist() == b.tolist() and a[0] == 7 and np.allclose(da, db)
 
 
 def test_validation():

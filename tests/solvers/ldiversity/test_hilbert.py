@@ -6,46 +6,15 @@ import itertools
 import numpy as np
 import pytest
 from anonratio.instances import verify
-from anonratio.instances.ldiversity.instance import LDiversityInstance
-from anonratio.instances.table import Table
 from anonratio.solvers.ldiversity.hilbert import (
     hilbert,
     hilbert_order,
     hilbert_partition,
     optimal_cuts,
 )
-from hypothesis import assume, given, settings
+from bruteforce_ldiversity import make, tables
+from hypothesis import given, settings
 from hypothesis import strategies as st
-
-
-def make(codes, s, l, objective="stars", card=None):
-    codes = np.asarray(codes, dtype=np.int64).reshape(len(s), -1)
-    d = codes.shape[1]
-    card = int(codes.max()) + 1 if card is None else card
-    m = int(max(s)) + 1
-    t = Table(
-        codes,
-        [f"a{j}" for j in range(d)],
-        [[str(v) for v in range(card)]] * d,
-        sensitive=s,
-        sensitive_values=[str(v) for v in range(m)],
-    )
-    return LDiversityInstance(t, l, objective)
-
-
-@st.composite
-def tables(draw, max_n=9, max_l=4):
-    """Random small tables, the whole table l-eligible; few QI values so QI-groups form."""
-    n = draw(st.integers(2, max_n))
-    l = draw(st.integers(2, min(max_l, n)))
-    d = draw(st.integers(1, 3))
-    card = draw(st.integers(1, 3))
-    m = draw(st.integers(l, l + 3))
-    codes = draw(st.lists(st.integers(0, card - 1), min_size=n * d, max_size=n * d))
-    s = draw(st.lists(st.integers(0, m - 1), min_size=n, max_size=n))
-    assume(l * max(np.bincount(s)) <= n)
-    objective = draw(st.sampled_from(["stars", "tuples"]))
-    return make(codes, s, l, objective, card=card)
 
 
 def brute_cuts(codes, s, l, objective):
