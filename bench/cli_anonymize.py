@@ -71,13 +71,26 @@ def _options(args: argparse.Namespace) -> tuple[list[str], str, Any]:
 
 def _read_instance(args: argparse.Namespace, qi: list[str], model: str, algo: Any) -> tuple:
     """``(instance, the file as read, its hierarchy files)``; ``--out`` checked against them."""
+    import warnings
+
+    from anonratio.bench.cli_common import status
     from anonratio.instances import KAnonymityInstance
+    from anonratio.instances.hierarchies import HierarchyWarning
     from anonratio.instances.loaders import find_hierarchies, read_csv_table, table_from_csv
 
     data = read_csv_table(args.data, sep=args.sep)
-    hier = find_hierarchies(args.hierarchies, qi) if args.hierarchies else {}
-    check_out(Path(args.out), [data.path, *hier.values()])
-    table = table_from_csv(data, qi=qi, sensitive=args.sensitive, hierarchies=hier)
+    with warnings.catch_warnings(record=True) as caught:  # a HierarchyWarning: one stderr line
+        warnings.simplefilter("always", HierarchyWarning)
+        hier = {}
+        if args.hierarchies:  # ARX's shared folder: prefer <data file stem>_hierarchy_<col>.csv
+            hier = find_hierarchies(args.hierarchies, qi, dataset=data.path.stem)
+        check_out(Path(args.out), [data.path, *hier.values()])
+        table = table_from_csv(data, qi=qi, sensitive=args.sensitive, hierarchies=hier)
+    for w in caught:
+        if issubclass(w.category, HierarchyWarning):
+            status(f"warning: {w.message}")
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     instance = KAnonymityInstance(table, args.k, model=model)
     reason = algo.supports(instance)
     if reason:

@@ -1,15 +1,13 @@
-"""Read tables and ARX generalization hierarchies from CSV files; locate the real data sets.
+"""Read tables with their ARX generalization hierarchies from CSV files; locate the real data sets.
 
-Hierarchies use the ARX CSV format (docs/architecture.md): no header, one row per original value,
-column ``i`` the value's generalization at level ``i``, the last column ``*``, ``;``-separated.
-Tables are UTF-8 CSV files with a header row, ``;``, ``,`` or tab separated (sniffed). Real data
-sets live in the folder named by ``$ANONRATIO_DATASETS`` (e.g. its ``adult/``, from ARX).
+The hierarchy files are read and found by :mod:`anonratio.instances.hierarchies` (re-exported
+here: :func:`read_hierarchy`, :func:`find_hierarchies`, :class:`HierarchyWarning`). Tables are
+UTF-8 CSV files with a header row, ``;``, ``,`` or tab separated (sniffed). Real data sets live
+in the folder named by ``$ANONRATIO_DATASETS`` (e.g. its ``adult/``, from ARX).
 """
 
-import csv
-import io
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,14 +15,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from anonratio.instances.errors import InstanceFormatError
+from anonratio.instances.hierarchies import (
+    HierarchyWarning,
+    StrPath,
+    check_separator,
+    decode_text,
+    find_hierarchies,
+    parse_rows,
+    read_hierarchy,
+)
 from anonratio.instances.table import Hierarchy, Table
-
-#: a file path argument
-StrPath = str | os.PathLike[str]
 
 __all__ = [
     "DATASETS_ENV",
     "ADULT_QI",
+    "HierarchyWarning",
     "read_hierarchy",
     "find_hierarchies",
     "read_table",
@@ -51,155 +56,6 @@ ADULT_QI = (
     "workclass",
     "occupation",
 )
-
-
-def _decode(path: Path) -> tuple[str, bool]:
-    """The text of a UTF-8 file without NUL bytes; whether it had a byte-order mark (dropped)."""
-    data = path.read_bytes()
-    bom = data.startswith(b"\xef\xbb\xbf")
-    body = data[3:] if bom else data
-    try:
-        text, bad = body.decode("utf-8"), body.find(b"\0")
-    except UnicodeDecodeError as exc:
-        text, bad = "", exc.start
-    if bad < 0:
-        return text, bom
-    line = body.count(b"\n", 0, bad) + 1
-    raise InstanceFormatError(
-        f"{path} line {line}: not a UTF-8 text file (byte 0x{body[bad]:02x}); save it as UTF-8, "
-        f"e.g. `iconv -f latin1 -t utf-8` for a Latin-1 file"
-    )
-
-
-def _parse_rows(path: Path, text: str, sep: str) -> tuple[list[list[str]], list[int]]:
-    """The non-blank rows of CSV ``text``, cells as written, and the line each row starts on."""
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
-    rows: list[list[str]] = []
-    lines: list[int] = []
-    start = 1
-    try:
-        for r in reader:
-            if len(r) > 1 or (r and r[0].strip()):  # skip blank lines (e.g. a trailing one)
-                rows.append(r)
-                lines.append(start)
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise InstanceFormatError(f"{path} line {reader.line_num}: malformed CSV ({exc})") from None
-    return rows, lines
-
-
-def check_separator(sep: object, name: str = "sep") -> str:
-    """``sep`` checked: one character, not a quote or a line break (``\\t`` and ``tab`` mean tab).
-
-    A bad value raises ``ValueError`` naming the parameter ``name`` and the value.
-    """
-    s = {"\\t": "\t", "tab": "\t"}.get(sep, sep) if isinstance(sep, str) else sep
-    if not isinstance(s, str) or len(s) != 1 or s in '"\r\n':
-        raise ValueError(
-            f"`{name}` must be one character other than a quote or a line break (such as ';', "
-            f"',' or tab), got {sep!r}"
-        )
-    return s
-
-
-def read_hierarchy(path: StrPath, *, attribute: str, sep: str = ";") -> Hierarchy:
-    """Read one ARX hierarchy file: one row ``value;level1;...;*`` per value, no header.
-
-    The result has ``height`` = number of columns - 1 (a ``*`` level is appended when the last
-    column has more than one group, see :meth:`Hierarchy.from_rows`).
-
-    Parameters
-    ----------
-    path : str or Path
-    attribute : str
-        The attribute the hierarchy belongs to (for error messages).
-    sep : str
-        Field separator (ARX writes ``;``).
-
-    Returns
-    -------
-    Hierarchy
-
-    Raises
-    ------
-    InstanceFormatError
-        For an empty or ragged file, a row of empty fields, a duplicate value, or levels that do
-        not nest; the message names the file, the line and the attribute. O(values · levels).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "h.csv"
-    >>> _ = p.write_text("a;x;*\\nb;x;*\\nc;y;*\\n")
-    >>> read_hierarchy(p, attribute="q").height
-    2
-    """
-    file = Path(path)
-    if not file.is_file():
-        raise FileNotFoundError(f"hierarchy file of attribute {attribute!r} not found: {file}")
-    raw, lines = _parse_rows(file, _decode(file)[0], check_separator(sep))
-    what = f"hierarchy of attribute {attribute!r}"
-    if not raw:
-        raise InstanceFormatError(f"{file}: {what} is empty")
-    rows = [[c.strip() for c in r] for r in raw]
-    seen: dict[str, int] = {}
-    for r, line in zip(rows, lines, strict=True):
-        if not any(r):
-            raise InstanceFormatError(f"{file} line {line}: {what} has a row of empty fields")
-        if len(r) != len(rows[0]):
-            raise InstanceFormatError(
-                f"{file} line {line}: {what} is ragged: the row of {r[0]!r} has {len(r)} "
-                f"fields, line {lines[0]} has {len(rows[0])}"
-            )
-        if r[0] in seen:
-            raise InstanceFormatError(
-                f"{file} line {line}: {what} lists value {r[0]!r} twice (lines {seen[r[0]]} "
-                f"and {line})"
-            )
-        seen[r[0]] = line
-    try:
-        return Hierarchy.from_rows(rows, attribute=attribute)
-    except InstanceFormatError as exc:
-        raise InstanceFormatError(f"{file}: {exc}") from None
-
-
-def find_hierarchies(directory: StrPath, columns: Iterable[str]) -> dict[str, Path]:
-    """Find ARX hierarchy files for ``columns`` in ``directory``.
-
-    A column ``c`` matches ``*_hierarchy_<c>.csv`` (ARX naming, e.g.
-    ``adult_hierarchy_age.csv``) or ``<c>.csv``. Columns without a file are left out of the
-    returned ``{column: path}``. O(files + columns) time.
-
-    Raises
-    ------
-    FileNotFoundError
-        If ``directory`` is not a folder.
-    InstanceFormatError
-        If a column matches more than one file.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "data_hierarchy_age.csv").write_text("1;*\\n")
-    >>> list(find_hierarchies(d, ["age", "sex"]))
-    ['age']
-    """
-    folder = Path(directory)
-    if not folder.is_dir():
-        raise FileNotFoundError(f"hierarchy folder not found: {folder}")
-    files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".csv")
-    found: dict[str, Path] = {}
-    for c in columns:
-        hits = [p for p in files if p.name == f"{c}.csv" or p.name.endswith(f"_hierarchy_{c}.csv")]
-        if len(hits) > 1:
-            raise InstanceFormatError(
-                f"column {c!r} matches several hierarchy files in {folder}: "
-                f"{[p.name for p in hits]}"
-            )
-        if hits:
-            found[c] = hits[0]
-    return found
 
 
 def sniff_separator(first_line: str) -> str:
@@ -236,7 +92,9 @@ def read_table(
         The sensitive column.
     hierarchies : dict or str or Path, optional
         ``{column: Hierarchy | path | rows}``, or a folder searched with
-        :func:`find_hierarchies` for the QI columns. QI columns without one use suppression.
+        :func:`find_hierarchies` for the QI columns, preferring the files named after the data
+        file (``adult_hierarchy_age.csv`` for ``adult.csv``). QI columns without one use
+        suppression (with a :class:`HierarchyWarning` when searched in a folder).
     sep : str, optional
         Field separator; default: sniffed from the header among ``;``, ``,`` and tab.
     weights : sequence of float or dict of str -> float, optional
@@ -308,12 +166,12 @@ def read_csv_table(path: StrPath, *, sep: str | None = None) -> CsvTable:
     if not file.is_file():
         raise FileNotFoundError(f"table file not found: {file}")
     sep = None if sep is None else check_separator(sep)
-    text, bom = _decode(file)
+    text, bom = decode_text(file)
     if not text.strip():
         raise InstanceFormatError(f"{file}: the file is empty")
     detected = sep is None
     sep = sep or sniff_separator(next(line for line in text.splitlines() if line.strip()))
-    rows, lines = _parse_rows(file, text, sep)
+    rows, lines = parse_rows(file, text, sep)
     header, body = rows[0], rows[1:]
     names = [c.strip() for c in header]
     for j, c in enumerate(names):
@@ -405,7 +263,7 @@ def _resolve_hierarchies(path: Path, hierarchies: Any, qi: list[str]) -> dict[st
     if hierarchies is None:
         return {}
     if isinstance(hierarchies, str | os.PathLike):
-        hierarchies = find_hierarchies(hierarchies, qi)
+        hierarchies = find_hierarchies(hierarchies, qi, dataset=path.stem)
     if not isinstance(hierarchies, Mapping):
         raise ValueError(
             f"`hierarchies` must be a dict or a folder path, got {type(hierarchies).__name__}"

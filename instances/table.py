@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Self
 import numpy as np
 import pandas as pd
 from anonratio.instances.errors import InstanceFormatError
+from anonratio.instances.hierarchy_rows import hierarchy_levels
 from anonratio.instances.validation import check_instance
 from numpy.typing import ArrayLike, DTypeLike
 
@@ -106,43 +107,33 @@ class Hierarchy:
         return cls(groups, (tuple(values), (SUPPRESSED,)))
 
     @classmethod
-    def from_rows(cls, rows: Sequence[Sequence[Any]], *, attribute: str = "?") -> Self:
+    def from_rows(
+        cls,
+        rows: Sequence[Sequence[Any]],
+        *,
+        attribute: str = "?",
+        source: str | None = None,
+        lines: Sequence[int] | None = None,
+    ) -> Self:
         """Build a hierarchy from ARX-style rows: ``[value, level1, ..., *]`` per value.
 
-        A top level with more than one group gets a ``*`` level appended. Raises
-        :class:`InstanceFormatError` for ragged rows, duplicate values or a level that does not
-        refine the next.
+        A top level with more than one group gets a ``*`` level appended. A value listed twice
+        with identical rows is kept once with a
+        :class:`~anonratio.instances.hierarchy_rows.HierarchyWarning`. Raises
+        :class:`InstanceFormatError` naming ``attribute`` (and ``source`` with the ``lines`` of
+        the rows, when given) for no rows, ragged rows, a value listed twice with different rows,
+        or a level that does not refine the next (naming the first value whose group splits).
+        See :func:`~anonratio.instances.hierarchy_rows.hierarchy_levels`; O(values · levels).
         """
-        rows = [[str(c).strip() for c in r] for r in rows if len(r) and any(str(c) for c in r)]
-        if not rows:
-            raise InstanceFormatError(f"hierarchy of attribute {attribute!r} is empty")
-        width = len(rows[0])
-        for i, r in enumerate(rows):
-            if len(r) != width:
-                raise InstanceFormatError(
-                    f"hierarchy of attribute {attribute!r} is ragged: row {i} ({r[0]!r}) has "
-                    f"{len(r)} columns, row 0 has {width}"
-                )
-        frame = np.array(rows, dtype=object)
-        values = frame[:, 0]
-        uniq, counts = np.unique(values.astype(str), return_counts=True)
-        if np.any(counts > 1):
-            dup = str(uniq[counts > 1][0])
-            raise InstanceFormatError(
-                f"hierarchy of attribute {attribute!r} lists value {dup!r} twice"
-            )
-        if width == 1 or len(set(frame[:, -1])) > 1:
-            frame = np.column_stack([frame, np.full(len(rows), SUPPRESSED, dtype=object)])
-        groups: list[np.ndarray] = []
-        labels: list[tuple[str, ...]] = []
-        for t in range(frame.shape[1]):
-            codes, lab = pd.factorize(pd.Series(frame[:, t]), sort=False)
-            groups.append(codes)
-            labels.append(tuple(lab))
+
+        groups, labels = hierarchy_levels(rows, attribute=attribute, source=source, lines=lines)
         try:
-            return cls(np.column_stack(groups), tuple(labels))
+            return cls(groups, tuple(labels))
         except InstanceFormatError as exc:
-            raise InstanceFormatError(f"hierarchy of attribute {attribute!r}: {exc}") from None
+            where = "" if source is None else f"{source}: "
+            raise InstanceFormatError(
+                f"{where}hierarchy of attribute {attribute!r}: {exc}"
+            ) from None
 
     def common_levels(self) -> np.ndarray:
         """``H[u, v]``: the lowest level at which values ``u`` and ``v`` share a group.

@@ -181,7 +181,7 @@ BAD_HIERARCHIES = {
         r"refine level 2",
     ),
     "duplicate-value": (
-        ZIP_HIER + "13053;1305*;13***;*\n",
+        ZIP_HIER + "13053;1306*;13***;*\n",
         r"data_hierarchy_zip\.csv line 6: hierarchy of attribute 'zip' lists value '13053' "
         r"twice \(lines 1 and 6\)",
     ),

@@ -1,4 +1,5 @@
-"""Tests of instances/loaders.py: ARX hierarchies, CSV tables, and the real Adult data."""
+"""Tests of instances/loaders.py: CSV tables and the real Adult data (hierarchy files:
+test_hierarchies.py)."""
 
 import os
 from pathlib import Path
@@ -12,10 +13,8 @@ from anonratio.instances.loaders import (
     DATASETS_ENV,
     check_separator,
     datasets_dir,
-    find_hierarchies,
     load_adult,
     read_csv_table,
-    read_hierarchy,
     read_table,
     table_from_csv,
 )
@@ -38,53 +37,6 @@ def _adult_dir():
     if not (folder / "adult.csv").is_file():
         pytest.skip(f"the Adult data set is absent from {folder}")
     return folder
-
-
-# -- read_hierarchy -----------------------------------------------------------------------------
-def test_read_hierarchy(tmp_path):
-    h = read_hierarchy(_write(tmp_path / "age.csv", AGE_CSV), attribute="age")
-    assert h.height == 2 and h.labels[1] == ("[1-2]", "[3-4]") and h.labels[-1] == ("*",)
-    crlf = read_hierarchy(_write(tmp_path / "c.csv", AGE_CSV.replace("\n", "\r\n")), attribute="a")
-    np.testing.assert_array_equal(crlf.groups, h.groups)
-    tab = read_hierarchy(_write(tmp_path / "t.csv", "a,x\nb,y\n"), attribute="q", sep=",")
-    assert tab.height == 2 and tab.labels[-1] == ("*",)  # a missing `*` level is appended
-
-
-def test_read_hierarchy_errors(tmp_path):
-    empty = _write(tmp_path / "empty.csv", "\n\n")
-    with pytest.raises(InstanceFormatError, match=r"empty\.csv: hierarchy of attribute 'age' is"):
-        read_hierarchy(empty, attribute="age")
-    ragged = _write(tmp_path / "ragged.csv", "1;a;*\n2;*\n")
-    with pytest.raises(
-        InstanceFormatError, match=r"ragged\.csv line 2: hierarchy of attribute 'age' is ragged"
-    ):
-        read_hierarchy(ragged, attribute="age")
-    dup = _write(tmp_path / "dup.csv", "1;*\n1;*\n")
-    with pytest.raises(InstanceFormatError, match=r"dup\.csv line 2: .*'age' lists value '1' tw"):
-        read_hierarchy(dup, attribute="age")
-    nested = _write(tmp_path / "nest.csv", "a;x;P;*\nb;x;Q;*\n")
-    with pytest.raises(InstanceFormatError, match=r"nest\.csv: .*'q'.*does not refine"):
-        read_hierarchy(nested, attribute="q")
-    with pytest.raises(FileNotFoundError, match="hierarchy file of attribute 'age' not found"):
-        read_hierarchy(tmp_path / "missing.csv", attribute="age")
-    binary = tmp_path / "bin.csv"
-    binary.write_bytes(b"\xff\xfe\x00bad")
-    with pytest.raises(InstanceFormatError, match=r"bin\.csv line 1: not a UTF-8 text file"):
-        read_hierarchy(binary, attribute="age")
-
-
-# -- find_hierarchies ---------------------------------------------------------------------------
-def test_find_hierarchies(tmp_path):
-    _write(tmp_path / "adult_hierarchy_age.csv", AGE_CSV)
-    _write(tmp_path / "sex.csv", SEX_CSV)
-    _write(tmp_path / "notes.txt", "x")
-    found = find_hierarchies(tmp_path, ["age", "sex", "zip"])
-    assert found == {"age": tmp_path / "adult_hierarchy_age.csv", "sex": tmp_path / "sex.csv"}
-    _write(tmp_path / "other_hierarchy_sex.csv", SEX_CSV)
-    with pytest.raises(InstanceFormatError, match="column 'sex' matches several hierarchy files"):
-        find_hierarchies(tmp_path, ["sex"])
-    with pytest.raises(FileNotFoundError, match="hierarchy folder not found"):
-        find_hierarchies(tmp_path / "nope", ["age"])
 
 
 # -- read_table ---------------------------------------------------------------------------------

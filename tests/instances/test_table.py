@@ -61,12 +61,12 @@ def test_from_rows_ragged():
 
 def test_from_rows_duplicate():
     with pytest.raises(InstanceFormatError, match="attribute 'age' lists value .*1.* twice"):
-        Hierarchy.from_rows([["1", "*"], ["1", "*"]], attribute="age")
+        Hierarchy.from_rows([["1", "a", "*"], ["1", "b", "*"]], attribute="age")
 
 
 def test_from_rows_duplicate_message_names_plain_value():
     with pytest.raises(InstanceFormatError, match="attribute 'age' lists value '1' twice"):
-        Hierarchy.from_rows([["1", "*"], ["1", "*"]], attribute="age")
+        Hierarchy.from_rows([["1", "a", "*"], ["1", "b", "*"]], attribute="age")
 
 
 def test_from_rows_non_refining():

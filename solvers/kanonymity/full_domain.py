@@ -1,0 +1,425 @@
+"""The generalization lattice of full-domain recoding, shared by Samarati, Incognito and Datafly.
+
+A *full-domain* (global) generalization publishes every attribute ``j`` of the whole table at one
+level ``L_j`` of its hierarchy; the vectors ``L`` ordered componentwise form the *generalization
+lattice* (distance vectors; survey of Ciriani et al. 2009, §3.2.1), of height ``sum_j l_j``.
+Records in equivalence classes that fail the privacy model are suppressed (withheld), up to
+``MaxSup`` tuples.
+
+Everything here works on *frequency sets* (LeFevre et al. 2005): the distinct generalized tuples
+with their counts (and sensitive-value histogram). A node's frequency set is computed from the
+table's distinct rows, or *rolled up* from the frequency set of any node below it, which has
+fewer rows; the utility of a node (:data:`NODE_METRICS`) is computed from its frequency set and
+the attributes' value counts, equal to the metric of the published table
+(:mod:`anonratio.instances.kanonymity.metrics`) without building it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from anonratio.instances.kanonymity.recoding import Recoding, hierarchy_domain
+from anonratio.instances.privacy import KAnonymity, PrivacyModel
+from anonratio.instances.table import Hierarchy, Table
+from anonratio.instances.validation import check_choice, check_instance
+
+__all__ = [
+    "Lattice",
+    "FrequencySet",
+    "NODE_METRICS",
+    "privacy_models",
+    "max_suppressed",
+]
+
+#: utilities a lattice search can minimize, each computed from a node's frequency set
+NODE_METRICS = (
+    "non-uniform-entropy",
+    "precision",
+    "generalization-cost",
+    "discernibility",
+    "ncp",
+    "stars",
+)
+
+#: largest lattice (number of nodes) Samarati and the exhaustive search enumerate
+MAX_NODES = 5_000_000
+
+
+class FrequencySet:
+    """The distinct generalized tuples of a node, with their counts.
+
+    ``tuples[r, a]`` is the group id, at the node's level, of attribute ``attrs[a]``; with a
+    sensitive attribute in play the last column is the sensitive code. ``counts[r]`` records
+    share row ``r``; ``row_class[r]`` is the equivalence class of row ``r`` (rows that share
+    their QI columns), ``0 .. n_classes - 1``. The tuples are gathered only when asked for.
+    """
+
+    def __init__(self, attrs, levels, counts, row_class, n_classes, columns, codes) -> None:
+        self.attrs = tuple(attrs)
+        self.levels = tuple(levels)
+        self.counts = counts
+        self.row_class = row_class
+        self.n_classes = int(n_classes)
+        self._columns, self._codes = columns, codes
+        self._tuples: np.ndarray | None = None
+
+    @property
+    def tuples(self) -> np.ndarray:
+        """The distinct rows, shape ``(len(counts), len(attrs) [+ 1])``."""
+        if self._tuples is None:
+            first = np.empty(len(self.counts), dtype=np.int64)
+            first[self._codes[::-1]] = np.arange(len(self._codes))[::-1]
+            if self._columns:
+                # column-major: roll-ups read whole columns
+                self._tuples = np.asfortranarray(np.column_stack([c[first] for c in self._columns]))
+            else:
+                self._tuples = np.zeros((len(self.counts), 0), dtype=np.int64)
+            self._columns = self._codes = None
+        return self._tuples
+
+
+def privacy_models(
+    k: int, privacy: PrivacyModel | Sequence[PrivacyModel] | None, table: Table
+) -> tuple[PrivacyModel, ...]:
+    """``k``-anonymity plus the given models; ``ValueError`` naming ``privacy`` when one needs a
+    sensitive attribute the table lacks or is not a :class:`PrivacyModel`."""
+    given = () if privacy is None else (privacy,) if isinstance(privacy, PrivacyModel) else privacy
+    models = [KAnonymity(k)]
+    for p in given:
+        if not isinstance(p, PrivacyModel):
+            raise TypeError(f"`privacy` must hold PrivacyModel objects, got {type(p).__name__}")
+        if p.needs_sensitive and table.sensitive is None:
+            raise ValueError(f"`privacy` model {p} needs a sensitive attribute; the table has none")
+        models.append(p)
+    return tuple(models)
+
+
+def max_suppressed(max_suppression: float, n: int, row_deletion: bool = True) -> int:
+    """``MaxSup``: the number of tuples a suppression limit (a fraction of ``n``) allows.
+
+    Raises ``ValueError`` naming ``max_suppression`` outside ``[0, 1)``, or positive while
+    ``row_deletion`` is false (the instance does not allow withholding records).
+    """
+    try:
+        value = float(max_suppression)
+    except (TypeError, ValueError):
+        raise ValueError(f"`max_suppression` must be a number, got {max_suppression!r}") from None
+    if not 0.0 <= value < 1.0:
+        raise ValueError(f"`max_suppression` must be in [0, 1), got {max_suppression!r}")
+    if value > 0 and not row_deletion:
+        raise ValueError(
+            f"`max_suppression`={max_suppression!r} suppresses tuples, which needs an instance "
+            f"with row_deletion=True"
+        )
+    return int(np.floor(value * n + 1e-9))
+
+
+class Lattice:
+    """The full-domain generalization lattice of a table under privacy models.
+
+    Parameters
+    ----------
+    table : Table
+    hierarchies : tuple of Hierarchy
+        The hierarchy in force per attribute.
+    models : tuple of PrivacyModel
+        Every class of a published table must pass all of them (or be suppressed).
+    max_sup : int
+        ``MaxSup``: at most this many tuples may be suppressed.
+
+    Notes
+    -----
+    The lattice algorithms are correct only for models with the generalization property under
+    suppression (:attr:`PrivacyModel.monotone_with_suppression`, or :attr:`~PrivacyModel.monotone`
+    when ``max_sup`` is 0): :meth:`check_models` refuses the others.
+    """
+
+    def __init__(
+        self,
+        table: Table,
+        hierarchies: Sequence[Hierarchy],
+        models: Sequence[PrivacyModel],
+        max_sup: int,
+    ) -> None:
+        check_instance(table, Table, "table")
+        self.table = table
+        self.hierarchies = tuple(hierarchies)
+        self.models = tuple(models)
+        self.max_sup = int(max_sup)
+        self.heights = np.array([h.height for h in self.hierarchies], dtype=np.int64)
+        self.m = table.n_attributes
+        self.n = table.n_records
+        self.sensitive = any(p.needs_sensitive for p in self.models)
+        codes = table.codes.astype(np.int64)
+        if self.sensitive:
+            codes = np.column_stack([codes, table.sensitive.astype(np.int64)])
+            self.n_sensitive = len(table.sensitive_values or ())
+            self.prior = np.bincount(table.sensitive, minlength=self.n_sensitive) / self.n
+        else:
+            self.n_sensitive, self.prior = 0, None
+        rows, counts = np.unique(codes, axis=0, return_counts=True)
+        self.base_counts = counts
+        # groups[j][t]: value code -> group id at level t;  n_groups[j][t]: their number
+        self.groups = [h.groups.T.astype(np.int64) for h in self.hierarchies]
+        self.n_groups = [g.max(axis=1) + 1 for g in self.groups]
+        # the distinct rows' group ids at every level, computed once
+        self._base_cols = [
+            [g[t][rows[:, j]] for t in range(len(g))] for j, g in enumerate(self.groups)
+        ]
+        self._base_sensitive = rows[:, -1] if self.sensitive else None
+        self._up_maps: dict[tuple[int, int, int], np.ndarray] = {}
+        self.base = self.frequency_set(range(self.m), (0,) * self.m)
+        self.checks = 0  # frequency sets evaluated against the models
+        self._value_counts = [
+            np.bincount(table.codes[:, j], minlength=h.n_values)
+            for j, h in enumerate(self.hierarchies)
+        ]
+
+    # -- validation -------------------------------------------------------------------------
+    def check_models(self, algorithm: str) -> None:
+        """Refuse a model the lattice search cannot prune with (see the class notes)."""
+        for p in self.models:
+            ok = p.monotone_with_suppression if self.max_sup > 0 else p.monotone
+            if not ok:
+                why = "with tuple suppression" if self.max_sup > 0 else ""
+                raise ValueError(
+                    f"`privacy` model {p} is not monotone {why}: {algorithm} needs a model "
+                    f"with the generalization property"
+                    + ("; use max_suppression=0" if self.max_sup > 0 and p.monotone else "")
+                )
+
+    # -- frequency sets ---------------------------------------------------------------------
+    def frequency_set(
+        self, attrs: Sequence[int], levels: Sequence[int], source: FrequencySet | None = None
+    ) -> FrequencySet:
+        """The frequency set of ``attrs`` at ``levels``, rolled up from ``source`` (a frequency
+        set of a superset of ``attrs`` at levels no higher) or from the table's distinct rows.
+
+        O(u · |attrs|) for the ``u`` rows of the source, with hashing (no sort).
+        """
+        attrs, levels = tuple(int(a) for a in attrs), tuple(int(t) for t in levels)
+        if source is None:
+            cols = [self._base_cols[a][t] for a, t in zip(attrs, levels, strict=True)]
+            weights, sens = self.base_counts, self._base_sensitive
+        else:
+            rows = source.tuples
+            cols = []
+            for a, t in zip(attrs, levels, strict=True):
+                c = source.attrs.index(a)
+                cols.append(self._up(a, source.levels[c], t)[rows[:, c]])
+            weights = source.counts
+            sens = rows[:, -1] if self.sensitive else None
+        return self._aggregate(attrs, levels, cols, weights, sens)[0]
+
+    def _aggregate(self, attrs, levels, cols, weights, sens) -> tuple[FrequencySet, np.ndarray]:
+        """The frequency set of rows given as group-id columns, and the row of each input row."""
+        radix = [int(self.n_groups[a][t]) for a, t in zip(attrs, levels, strict=True)]
+        qcode, n_classes = _factorize(_mixed_key(cols, radix, len(weights)), radix=radix)
+        if self.sensitive:
+            codes, uniq = _factorize(qcode * self.n_sensitive + sens, uniques=True)
+            row_class = uniq // self.n_sensitive
+            cols = [*cols, sens]
+        else:
+            codes, row_class = qcode, None
+        counts = np.bincount(codes, weights=weights).astype(np.int64)
+        if row_class is None:
+            row_class = np.arange(len(counts))
+        return FrequencySet(attrs, levels, counts, row_class, n_classes, cols, codes), codes
+
+    def _up(self, a: int, lower: int, upper: int) -> np.ndarray:
+        """Group id at level ``upper`` of each group id at level ``lower`` of attribute ``a``."""
+        key = (a, lower, upper)
+        out = self._up_maps.get(key)
+        if out is None:
+            g = self.groups[a]
+            out = np.zeros(self.n_groups[a][lower], dtype=np.int64)
+            out[g[lower]] = g[upper]
+            self._up_maps[key] = out
+        return out
+
+    def classes(self, fs: FrequencySet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(class of each row, class sizes, class histograms)`` of a frequency set (the
+        histograms count the sensitive codes; no columns without a sensitive attribute)."""
+        cls = fs.row_class
+        sizes = np.bincount(cls, weights=fs.counts, minlength=fs.n_classes).astype(np.int64)
+        if not self.sensitive:
+            return cls, sizes, np.zeros((fs.n_classes, 0), dtype=np.int64)
+        flat = cls * self.n_sensitive + fs.tuples[:, -1]
+        hist = np.bincount(flat, weights=fs.counts, minlength=fs.n_classes * self.n_sensitive)
+        return cls, sizes, hist.astype(np.int64).reshape(fs.n_classes, self.n_sensitive)
+
+    def failing_rows(self, fs: FrequencySet) -> np.ndarray:
+        """Whether each row of ``fs`` lies in a class that fails some model."""
+        return self._failing(fs)[0]
+
+    def _failing(self, fs: FrequencySet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(failing rows, class of each row, sizes of the passing classes)``."""
+        self.checks += 1
+        cls, sizes, hist = self.classes(fs)
+        ok = np.ones(len(sizes), dtype=bool)
+        for p in self.models:
+            ok &= p.passes(sizes, hist, self.prior)
+        return ~ok[cls], cls, sizes[ok]
+
+    def satisfies(self, fs: FrequencySet) -> bool:
+        """Whether the node of ``fs`` needs at most ``MaxSup`` suppressed tuples."""
+        return int(fs.counts[self.failing_rows(fs)].sum()) <= self.max_sup
+
+    # -- nodes ------------------------------------------------------------------------------
+    def all_nodes(self) -> np.ndarray:
+        """Every node of the lattice, shape ``(prod(l_j + 1), m)``, in lexicographic order."""
+        size = float(np.prod(self.heights + 1.0))
+        if size > MAX_NODES:
+            raise ValueError(
+                f"the generalization lattice has {size:.3g} nodes, more than {MAX_NODES:,}: "
+                f"use incognito or datafly, or fewer `qi` attributes"
+            )
+        grids = np.meshgrid(*[np.arange(h + 1) for h in self.heights], indexing="ij")
+        return np.column_stack([g.reshape(-1) for g in grids]).astype(np.int64)
+
+    def node_set(self, levels: Sequence[int]) -> FrequencySet:
+        """The frequency set of a full node (all attributes)."""
+        return self.frequency_set(range(self.m), levels)
+
+    def recoding(self, levels: Sequence[int], method: str) -> Recoding:
+        """The published table of a node: the records of failing classes suppressed."""
+        t = self.table
+        cols = [self.groups[j][lv][t.codes[:, j]] for j, lv in enumerate(levels)]
+        sens = t.sensitive.astype(np.int64) if self.sensitive else None
+        fs, row = self._aggregate(range(self.m), levels, cols, np.ones(self.n), sens)
+        return Recoding.full_domain(
+            t, levels, self.failing_rows(fs)[row], hierarchies=self.hierarchies, method=method
+        )
+
+    # -- utility ----------------------------------------------------------------------------
+    def separable_bounds(self, metric: str, nodes: np.ndarray) -> np.ndarray:
+        """A lower bound on ``metric`` at every node of ``nodes``: its value with no tuple
+        suppressed, a sum of per-attribute terms (so monotone along the lattice); ``-inf`` for
+        discernibility, which has no such form."""
+        check_choice("metric", metric, NODE_METRICS)
+        if metric == "discernibility":
+            return np.full(len(nodes), -np.inf)
+        total = np.zeros(len(nodes))
+        for j in range(self.m):
+            total += self._attribute_terms(metric, j)[nodes[:, j]]
+        return total
+
+    def _attribute_terms(self, metric: str, j: int) -> np.ndarray:
+        """Per level of attribute ``j``: its share of ``metric`` with no tuple suppressed."""
+        h, c = self.hierarchies[j], self._value_counts[j]
+        levels = np.arange(h.height + 1)
+        w = float(self.table.weights[j])
+        if metric == "generalization-cost":
+            return self.n * w * levels / h.height
+        if metric == "precision":
+            return levels / h.height / self.m
+        if metric == "stars":
+            return self.n * (levels == h.height).astype(float)
+        out = np.zeros(h.height + 1)
+        d, offsets = hierarchy_domain(h)
+        for t in levels:
+            g = h.groups[:, t]
+            if metric == "non-uniform-entropy":
+                cg = np.bincount(g, weights=c)[g]
+                nz = c > 0
+                out[t] = -np.sum(c[nz] * np.log2(c[nz] / cg[nz]))
+            else:  # ncp
+                total_w = self.n * self.table.weights.sum()
+                out[t] = w * np.sum(c * d.span[offsets[t] + g]) / total_w
+        return out
+
+    def utility(self, metric: str, levels: Sequence[int], fs: FrequencySet | None = None) -> float:
+        """``metric`` of the table published at ``levels`` (failing classes suppressed)."""
+        check_choice("metric", metric, NODE_METRICS)
+        levels = np.asarray(levels, dtype=np.int64)
+        fs = self.node_set(levels) if fs is None else fs
+        failing, _, passing_sizes = self._failing(fs)
+        n, m, w = self.n, self.m, self.table.weights
+        s = int(fs.counts[failing].sum())
+        if metric == "discernibility":
+            return float(np.sum(passing_sizes.astype(float) ** 2) + s * n)
+        base = float(self.separable_bounds(metric, levels[None, :])[0])
+        if s == 0:
+            return base
+        rows, cnt = fs.tuples[failing], fs.counts[failing].astype(float)
+        extra = 0.0  # what suppressing those rows adds to the unsuppressed value
+        for j in range(m):
+            h, t = self.hierarchies[j], int(levels[j])
+            if metric == "generalization-cost":
+                extra += s * w[j] * (1 - t / h.height)
+            elif metric == "precision":
+                extra += s * (1 - t / h.height) / (n * m)
+            elif metric == "stars":
+                extra += s * (t != h.height)
+            elif metric == "non-uniform-entropy":
+                cg = np.bincount(h.groups[:, t], weights=self._value_counts[j])
+                extra += float(cnt @ np.log2(n / cg[rows[:, j]]))
+            else:  # ncp
+                d, offsets = hierarchy_domain(h)
+                span = d.span[offsets[t] + rows[:, j]]
+                extra += w[j] * float(cnt @ (1 - span)) / (n * w.sum())
+        return base + extra
+
+
+def _mixed_key(cols: list[np.ndarray], radix: list[int], n_rows: int) -> np.ndarray:
+    """One int64 key per row that is equal exactly when the rows of ``cols`` are (mixed radix,
+    compressed by factorizing whenever the next digit could overflow)."""
+    key = np.zeros(n_rows, dtype=np.int64)
+    bound = 1
+    for c, r in zip(cols, radix, strict=True):
+        if bound * r >= 2**62:
+            key, bound = _factorize(key)
+        key = key * r + c
+        bound *= r
+    return key
+
+
+def _factorize(key: np.ndarray, uniques: bool = False, radix: Sequence[int] | None = None):
+    """``(codes, number of distinct keys)``, or ``(codes, distinct keys)`` with ``uniques``.
+
+    Keys below a small ``prod(radix)`` are counted by ``np.bincount``; others are hashed.
+    """
+    span = float(np.prod(np.asarray(radix, dtype=float))) if radix is not None else np.inf
+    if not uniques and span <= 4 * len(key) + 4096:
+        present = np.bincount(key, minlength=int(span)) > 0
+        rank = np.cumsum(present) - 1
+        return rank[key], int(present.sum())
+    codes, uniq = pd.factorize(key, sort=False)
+    codes = codes.astype(np.int64, copy=False)
+    return (codes, np.asarray(uniq, dtype=np.int64)) if uniques else (codes, len(uniq))
+
+
+class SourceCache:
+    """Frequency sets of nodes already computed, to roll new ones up from the smallest below.
+
+    Holds at most ``capacity`` sets (the largest are dropped first).
+    """
+
+    def __init__(self, width: int, capacity: int = 512) -> None:
+        self.nodes = np.zeros((0, width), dtype=np.int64)
+        self.sets: list[FrequencySet] = []
+        self.capacity = capacity
+
+    def add(self, node: Sequence[int], fs: FrequencySet) -> None:
+        self.nodes = np.vstack([self.nodes, np.asarray(node, dtype=np.int64)[None, :]])
+        self.sets.append(fs)
+        if len(self.sets) > self.capacity:
+            drop = int(np.argmax([len(f.counts) for f in self.sets]))
+            self.nodes = np.delete(self.nodes, drop, axis=0)
+            del self.sets[drop]
+
+    def below(self, node: Sequence[int]) -> FrequencySet | None:
+        """The cached set with the fewest rows among the nodes at or below ``node``."""
+        if not self.sets:
+            return None
+        ok = np.flatnonzero(np.all(self.nodes <= np.asarray(node), axis=1))
+        if ok.size == 0:
+            return None
+        return self.sets[int(min(ok, key=lambda i: len(self.sets[i].counts)))]
+
+
+def node_label(lattice: Lattice, levels: Sequence[int]) -> dict[str, int]:
+    """``{attribute: level}`` of a node, for reports."""
+    return {a: int(t) for a, t in zip(lattice.table.attributes, levels, strict=True)}
