@@ -9,6 +9,7 @@ guarantee as a function of the instance and the solution, its source and its run
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -118,6 +119,18 @@ class Algorithm:
             return f"needs a {self.problem} instance, got {problem}"
         reason = self.requires(instance) if self.requires is not None else None
         return None if reason is None else f"{self.name} {reason}"
+
+    def with_options(self, options: Mapping[str, Any]) -> Algorithm:
+        """This algorithm with more fixed options; ``ValueError`` naming an option its function
+        does not take (and the pair: ``forest`` takes no ``privacy``)."""
+        unknown = sorted(set(options) - self._accepts)
+        if unknown:
+            takes = sorted(self._accepts - {"instance", "seed", "time_limit", "threads", "hint"})
+            raise ValueError(
+                f"algorithm {self.name!r} does not take `{unknown[0]}`; its options: "
+                f"{takes or 'none'}"
+            )
+        return dataclasses.replace(self, options={**self.options, **options})
 
     def run(
         self, instance: Any, *, seed: int | None = None, time_limit: float | None = None

@@ -13,10 +13,6 @@ schema: docs/architecture.md).
 * :func:`finalize` fills the per-instance columns: reference optimum, best valid lower bound,
   ratio and certified ratio.
 
-Every record is built here, stage by stage: the instance's columns and its lower bound, the run
-(time, memory, status, guarantee), the verification (cost and the verifier's problem-specific
-columns, :meth:`~anonratio.instances.base.Verification.columns`) and the run's own bound.
-
 Seeds
 -----
 ``Task.seed`` is the *instance* seed: the generator is called with it, so (family, params, seed)
@@ -25,9 +21,8 @@ always gives the same instance. The algorithm's seed is derived from the run ide
 (:func:`algorithm_seed`; 31 bits so every solver accepts it). Rows record both: ``seed`` is the
 seed the algorithm received, ``instance_seed`` the generator seed.
 
-``peak_mb`` is the growth of the worker's resident set during the run
-(:class:`~anonratio.bench._pool.PeakMemory`): native memory (OR-Tools, HiGHS) counts, solver
-subprocesses (CBC) do not.
+``peak_mb`` is the growth of the worker's resident set during the run (``PeakMemory``; CBC's
+subprocess does not count).
 """
 
 from __future__ import annotations
@@ -90,7 +85,7 @@ class Task:
     batch: str | None = None
 
 
-def _num(x: Any) -> float:
+def _num(x: Any) -> float:  # noqa: D103
     return math.nan if x is None else float(x)
 
 
@@ -142,10 +137,13 @@ def _start_run(record: RunRecord, algorithm: str, seed: int | None, time_limit: 
         setattr(record, name, math.nan)
 
 
-def _lookup(record: RunRecord, algorithm: str, instance: Any) -> Algorithm | None:
-    """The registered algorithm if it runs on ``instance``; else None, with the reason."""
+def _lookup(record: RunRecord, algorithm: str, instance: Any, options: Any) -> Algorithm | None:
+    """The registered algorithm (with extra ``options``) if it runs on ``instance``; else None,
+    with the reason."""
     try:
         alg = get_algorithm(algorithm)
+        if options:
+            alg = alg.with_options(options)
     except ValueError as exc:
         record.error = str(exc)
         return None
@@ -237,11 +235,12 @@ def _run_bound(record: RunRecord, alg: Algorithm, solution: Solution) -> None:
 
 
 def _run_algorithm(
-    record: RunRecord, instance: Any, algorithm: str, *, seed: int | None, time_limit: float
-) -> RunRecord:
+    record: RunRecord, instance: Any, algorithm: str, *, seed: int | None, time_limit: float,
+    options: Any = None,
+) -> RunRecord:  # fmt: skip
     """Run ``algorithm`` on ``instance`` and complete ``record`` (in place; returned)."""
     _start_run(record, algorithm, seed, time_limit)
-    alg = _lookup(record, algorithm, instance)
+    alg = _lookup(record, algorithm, instance, options)
     if alg is None:
         return record
     solution = _execute(record, alg, instance, seed, time_limit)
@@ -274,6 +273,7 @@ def run_record(
     time_limit: float = 60.0,
     family: str = "file",
     meta: dict | None = None,
+    options: dict | None = None,
 ) -> RunRecord:
     """Run one registered algorithm on one instance and return its verified :class:`RunRecord`.
 
@@ -292,6 +292,8 @@ def run_record(
     meta : dict, optional
         Generator metadata: ``family``, ``params``, ``seed``, optionally a known ``optimum`` and
         a proven ``lower_bound``.
+    options : dict, optional
+        More options of the algorithm (``{"max_suppression": 0.02}``).
 
     Returns
     -------
@@ -310,23 +312,13 @@ def run_record(
     """
     seed, time_limit = _run_iv(seed, time_limit, family, meta)
     record = _describe_instance(instance, family, meta)
-    return _run_algorithm(record, instance, algorithm, seed=seed, time_limit=time_limit)
+    return _run_algorithm(record, instance, algorithm, seed=seed, time_limit=time_limit,
+                          options=options)  # fmt: skip
 
 
-def run_instance(
-    instance: Any,
-    algorithm: str,
-    *,
-    seed: int | None = 0,
-    time_limit: float = 60.0,
-    family: str = "file",
-    meta: dict | None = None,
-) -> dict[str, Any]:
+def run_instance(instance: Any, algorithm: str, **kwargs: Any) -> dict[str, Any]:
     """The result row of :func:`run_record` (same parameters): ``run_record(...).to_row()``."""
-    record = run_record(
-        instance, algorithm, seed=seed, time_limit=time_limit, family=family, meta=meta
-    )
-    return record.to_row()
+    return run_record(instance, algorithm, **kwargs).to_row()
 
 
 def run_and_finalize(
@@ -338,6 +330,7 @@ def run_and_finalize(
     family: str = "file",
     meta: dict | None = None,
     reference: dict | str | Path | None = None,
+    options: dict | None = None,
 ) -> RunRecord:
     """:func:`run_record`, then :func:`finalize` (with ``reference``) on that single run.
 
@@ -346,7 +339,13 @@ def run_and_finalize(
     ``certified_ratio`` filled, and the run's ``solution``.
     """
     record = run_record(
-        instance, algorithm, seed=seed, time_limit=time_limit, family=family, meta=meta
+        instance,
+        algorithm,
+        seed=seed,
+        time_limit=time_limit,
+        family=family,
+        meta=meta,
+        options=options,
     )
     row = finalize(pd.DataFrame([record.to_row()]), reference=reference).iloc[0].to_dict()
     return RunRecord.from_row(row, solution=record.solution)

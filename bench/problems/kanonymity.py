@@ -27,7 +27,12 @@ from anonratio.instances.kanonymity import (
 from anonratio.instances.loaders import ADULT_QI, load_adult
 from anonratio.solvers.kanonymity.factor_2 import one_two_factor, one_two_factor_guarantee
 from anonratio.solvers.kanonymity.factor_3 import two_factor, two_factor_guarantee
+from anonratio.solvers.kanonymity.datafly import datafly
 from anonratio.solvers.kanonymity.forest import forest, forest_guarantee
+from anonratio.solvers.kanonymity.full_domain import MAX_NODES
+from anonratio.solvers.kanonymity.incognito import incognito
+from anonratio.solvers.kanonymity.mondrian import mondrian, mondrian_relaxed
+from anonratio.solvers.kanonymity.samarati import samarati
 
 __all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS"]
 
@@ -218,7 +223,21 @@ def _factor_3_guarantee(instance, solution=None):
     return two_factor_guarantee(instance)
 
 
+def _no_guarantee(instance, solution=None):
+    return None
+
+
+def _small_lattice(instance):
+    """Samarati and Incognito enumerate the generalization lattice: refuse a huge one."""
+    size = float(np.prod(instance.heights + 1.0))
+    if size > MAX_NODES:
+        return f"the generalization lattice has {size:.3g} nodes, more than {MAX_NODES:,}"
+    return None
+
+
 _AGGARWAL = "Aggarwal et al. 2005"
+_SURVEY = "Ciriani et al. 2009"
+_CLASSIC = "none for the partition cost (a classic algorithm of the survey)"
 _FACTOR_TIME = (
     "O(n^2) distances + a degree-constrained ILP solved to a zero gap (HiGHS, with LP-dual "
     "pricing of edges)"
@@ -256,6 +275,58 @@ ALGORITHMS = (
         source=f"{_AGGARWAL}, §6 (minimum-weight 2-factor + cycle decomposition)",
         complexity=_FACTOR_TIME + ", plus O(n) per cycle for the decomposition",
         requires=needs_k(3),
+    ),
+    Algorithm(
+        name="samarati",
+        problem=PROBLEM,
+        kind="heuristic",
+        function=samarati,
+        guarantee=_no_guarantee,
+        guarantee_text=_CLASSIC + "; k-minimal full-domain generalization",
+        source=f"Samarati 2001; {_SURVEY}, §3.2.1 (binary search over lattice heights)",
+        complexity="O(log H) lattice heights, each node a frequency-set check O(u m)",
+        requires=_small_lattice,
+    ),
+    Algorithm(
+        name="incognito",
+        problem=PROBLEM,
+        kind="heuristic",
+        function=incognito,
+        guarantee=_no_guarantee,
+        guarantee_text=_CLASSIC + "; optimal full-domain generalization for the metric",
+        source=f"LeFevre et al. 2005; {_SURVEY}, §3.2.2 (subset-lattice pruning)",
+        complexity="worst case O(2^|Dom| u m); pruning checks a small fraction",
+        requires=_small_lattice,
+    ),
+    Algorithm(
+        name="datafly",
+        problem=PROBLEM,
+        kind="heuristic",
+        function=datafly,
+        guarantee=_no_guarantee,
+        guarantee_text=_CLASSIC + "; greedy full-domain generalization",
+        source="Sweeney 2002, §4.1 (Datafly)",
+        complexity="at most sum_j l_j steps, each O(u m)",
+    ),
+    Algorithm(
+        name="mondrian",
+        problem=PROBLEM,
+        kind="heuristic",
+        function=mondrian,
+        guarantee=_no_guarantee,
+        guarantee_text=_CLASSIC + "; strict multidimensional partitioning",
+        source=f"LeFevre et al. 2006; {_SURVEY}, §4.1.2 (Mondrian, strict)",
+        complexity="O(n (m + log n) log(n/k))",
+    ),
+    Algorithm(
+        name="mondrian-relaxed",
+        problem=PROBLEM,
+        kind="heuristic",
+        function=mondrian_relaxed,
+        guarantee=_no_guarantee,
+        guarantee_text=_CLASSIC + "; relaxed multidimensional partitioning",
+        source=f"LeFevre et al. 2006; {_SURVEY}, §4.1.2 (Mondrian, relaxed)",
+        complexity="O(n (m + log n) log(n/k))",
     ),
     Algorithm(
         name="kanon-cpsat",

@@ -21,6 +21,7 @@ equivalence class (Samarati's MaxSup, survey of Ciriani et al. 2009, §3.2.1).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any
@@ -38,10 +39,31 @@ __all__ = [
     "hierarchy_domain",
     "numeric_values",
     "range_levels",
+    "row_ids",
 ]
 
 #: global recoding (one level per attribute for the whole table) or local recoding (per class)
 SCHEMES = ("global", "local")
+
+
+#: largest row key before the keys are renumbered densely (int64 headroom)
+KEY_CAP = 2**62
+
+
+def row_ids(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[np.ndarray, int]:
+    """Dense ids ``0..g-1`` of the rows of ``columns`` (column 0 most significant, so ids follow
+    the lexicographic order of the rows), and ``g``. One mixed-radix int64 key per row, renumbered
+    whenever the next digit could overflow: O(n m) plus a sort per renumbering."""
+    n = len(columns[0]) if columns else 0
+    key, bound = np.zeros(n, dtype=np.int64), 1
+    for col, radix in zip(columns, radices, strict=True):
+        if bound * max(int(radix), 1) >= KEY_CAP:
+            _, key = np.unique(key, return_inverse=True)
+            bound = int(key.max()) + 1 if n else 1
+        key = key * max(int(radix), 1) + col
+        bound *= max(int(radix), 1)
+    _, ids = np.unique(key, return_inverse=True)
+    return ids.reshape(-1).astype(np.int64), int(ids.max()) + 1 if n else 0
 
 
 def _ro(a: ArrayLike, dtype: Any) -> np.ndarray:
@@ -332,10 +354,22 @@ class Recoding:
         out = np.full(self.n_records, -1, dtype=np.int64)
         kept = np.flatnonzero(~self.suppressed)
         if kept.size:
-            _, inverse = np.unique(self.cells[kept], axis=0, return_inverse=True)
-            out[kept] = inverse.reshape(-1)
+            cells = self.cells[kept]
+            out[kept] = row_ids(
+                [cells[:, j] for j in range(cells.shape[1])], [d.n_nodes for d in self.domains]
+            )[0]
         out.setflags(write=False)
         return out
+
+    @cached_property
+    def node_counts(self) -> tuple[np.ndarray, ...]:
+        """Per attribute, the number of published (not suppressed) records at each node."""
+        kept = ~self.suppressed
+        every = bool(kept.all())
+        return tuple(
+            np.bincount(self.cells[:, j] if every else self.cells[kept, j], minlength=d.n_nodes)
+            for j, d in enumerate(self.domains)
+        )
 
     @property
     def class_sizes(self) -> np.ndarray:

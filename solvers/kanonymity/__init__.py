@@ -13,7 +13,17 @@ import numpy as np
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.validation import dispatch
 
-from . import decompose_component, factor_2, factor_3, forest, min_weight_factor
+from . import (
+    datafly,
+    decompose_component,
+    factor_2,
+    factor_3,
+    forest,
+    incognito,
+    min_weight_factor,
+    mondrian,
+    samarati,
+)
 
 __all__ = [
     "k_anonymize",
@@ -23,6 +33,10 @@ __all__ = [
     "factor_3",
     "decompose_component",
     "min_weight_factor",
+    "samarati",
+    "incognito",
+    "datafly",
+    "mondrian",
 ]
 
 #: method name -> algorithm
@@ -30,6 +44,11 @@ METHODS = {
     "forest": forest.forest,
     "factor-2": factor_2.one_two_factor,
     "factor-3": factor_3.two_factor,
+    "samarati": samarati.samarati,
+    "incognito": incognito.incognito,
+    "datafly": datafly.datafly,
+    "mondrian": mondrian.mondrian,
+    "mondrian-relaxed": mondrian.mondrian_relaxed,
 }
 
 
@@ -45,11 +64,15 @@ def k_anonymize(
     Parameters
     ----------
     instance : KAnonymityInstance
-    method : {"forest", "factor-2", "factor-3"}
+    method : {"forest", "factor-2", "factor-3", "samarati", "incognito", "datafly", "mondrian", \
+"mondrian-relaxed"}
         ``"forest"``: FOREST + DECOMPOSE-COMPONENT, ratio max(2k−1, 3k−5), any k (Aggarwal et al.
         2005, §4). ``"factor-2"``: minimum-weight [1,2]-factor, k = 2, ratio 1.5 on binary tables
         and 2 for suppression on any alphabet (§5). ``"factor-3"``: minimum-weight 2-factor and
-        cycle decomposition, k = 3, ratio 2 on binary tables (§6).
+        cycle decomposition, k = 3, ratio 2 on binary tables (§6). The classic algorithms of
+        the survey of Ciriani et al. (2009), no ratio: ``"samarati"``, ``"incognito"`` and
+        ``"datafly"`` (full-domain generalization, global recoding), ``"mondrian"`` and
+        ``"mondrian-relaxed"`` (multidimensional partitioning, local recoding).
     seed : int, numpy.random.Generator or None
     **kwargs
         Passed to the algorithm (e.g. ``time_limit`` for the factor algorithms).

@@ -19,7 +19,19 @@ def _binary(k, n=None, m=3, seed=0):
     return KAnonymityInstance(_table(rng.integers(0, 2, size=(n, m))), k)
 
 
-KANON = ["forest", "factor-2", "factor-3", "kanon-cpsat", "kanon-highs", "kanon-cbc"]
+KANON = [
+    "forest",
+    "factor-2",
+    "factor-3",
+    "samarati",
+    "incognito",
+    "datafly",
+    "mondrian",
+    "mondrian-relaxed",
+    "kanon-cpsat",
+    "kanon-highs",
+    "kanon-cbc",
+]
 
 
 def test_registry_contents():
@@ -29,6 +41,11 @@ def test_registry_contents():
         "forest": "approximation",
         "factor-2": "approximation",
         "factor-3": "approximation",
+        "samarati": "heuristic",
+        "incognito": "heuristic",
+        "datafly": "heuristic",
+        "mondrian": "heuristic",
+        "mondrian-relaxed": "heuristic",
         "kanon-cpsat": "exact",
         "kanon-highs": "exact",
         "kanon-cbc": "exact",
