@@ -25,9 +25,9 @@ from anonratio.instances.kanonymity import (
     triangle_union_gadget,
 )
 from anonratio.instances.loaders import ADULT_QI, load_adult
+from anonratio.solvers.kanonymity.datafly import datafly
 from anonratio.solvers.kanonymity.factor_2 import one_two_factor, one_two_factor_guarantee
 from anonratio.solvers.kanonymity.factor_3 import two_factor, two_factor_guarantee
-from anonratio.solvers.kanonymity.datafly import datafly
 from anonratio.solvers.kanonymity.forest import forest, forest_guarantee
 from anonratio.solvers.kanonymity.full_domain import MAX_NODES
 from anonratio.solvers.kanonymity.incognito import incognito
