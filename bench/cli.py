@@ -162,6 +162,22 @@ def _add_anonymize(sub: _Sub) -> None:
     p.add_argument("--algorithm", help="registry name (default: forest; with --l: tp-plus)")
     p.add_argument("--sensitive", metavar="COL", help="sensitive column (kept as is)")
     p.add_argument("--model", choices=("suppression", "generalization"))
+    p.add_argument(
+        "--privacy",
+        action="append",
+        metavar="SPEC",
+        help="k-anonymity: a privacy model besides k (repeatable), e.g. l-diversity:l=3, "
+        "t-closeness:t=0.2; needs --sensitive and samarati, incognito or datafly",
+    )
+    p.add_argument(
+        "--max-suppression",
+        type=float,
+        metavar="F",
+        help="k-anonymity: fraction of records samarati/incognito/datafly may withhold",
+    )
+    p.add_argument(
+        "--metric", help="k-anonymity: what samarati/incognito minimize (non-uniform-entropy)"
+    )
     p.add_argument("--time-limit", type=_positive_float, default=60.0, metavar="S")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--sep", help="field separator (default: detected)")

@@ -18,21 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from anonratio.bench.cli_anonymize_clusters import cmd_anonymize_clusters
 from anonratio.bench.cli_anonymize_ldiversity import cmd_anonymize_ldiversity
 from anonratio.bench.cli_common import CLIError, RunFailure, fmt, print_fields, print_json
 from anonratio.bench.cli_publish import check_out, run_verified, write_csv, write_published
 
 __all__ = ["cmd_anonymize", "write_csv"]
-
-
-def _published_min_class(published: pd.DataFrame, qi: list[str], labels: np.ndarray) -> int | None:
-    """Smallest equivalence class of the published QI columns (deleted rows excluded)."""
-    kept = published.loc[np.asarray(labels) >= 0, qi].astype(str)
-    if kept.empty:
-        return None
-    return int(kept.groupby(qi, sort=False).size().min())
 
 
 def _options(args: argparse.Namespace) -> tuple[list[str], str, Any]:
@@ -69,6 +60,36 @@ def _options(args: argparse.Namespace) -> tuple[list[str], str, Any]:
     return qi, model, get_algorithm(args.algorithm)
 
 
+def _kanon_options(args: argparse.Namespace, algo: Any) -> tuple[dict[str, Any], list]:
+    """The algorithm options of ``--privacy``, ``--max-suppression`` and ``--metric``, checked
+    against the algorithm (a pair it cannot honour is refused, naming both)."""
+    from anonratio.instances.privacy_specs import parse_privacy
+
+    options: dict[str, Any] = {}
+    models = []
+    for spec in args.privacy or ():
+        try:
+            models.append(parse_privacy(spec))
+        except ValueError as exc:
+            raise CLIError(f"`--privacy` {spec!r}: {exc}") from None
+    if models:
+        if args.sensitive is None:
+            raise CLIError(f"`--privacy` {models[0].spec} needs `--sensitive COL`")
+        options["privacy"] = models
+    if args.max_suppression:
+        options["max_suppression"] = args.max_suppression
+    if args.metric is not None:
+        options["metric"] = args.metric
+    for name in options:
+        if name not in algo._accepts:
+            flag = "--" + name.replace("_", "-")
+            raise CLIError(
+                f"`{flag}` is not supported by algorithm {algo.name!r}: use samarati, incognito "
+                f"or datafly (global recoding)"
+            )
+    return options, models
+
+
 def _read_instance(args: argparse.Namespace, qi: list[str], model: str, algo: Any) -> tuple:
     """``(instance, the file as read, its hierarchy files)``; ``--out`` checked against them."""
     import warnings
@@ -91,7 +112,8 @@ def _read_instance(args: argparse.Namespace, qi: list[str], model: str, algo: An
             status(f"warning: {w.message}")
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-    instance = KAnonymityInstance(table, args.k, model=model)
+    deletion = bool(getattr(args, "max_suppression", None))  # suppressed tuples: rows withheld
+    instance = KAnonymityInstance(table, args.k, model=model, row_deletion=deletion)
     reason = algo.supports(instance)
     if reason:
         raise CLIError(f"algorithm {algo.name!r} does not support this instance: {reason}")
@@ -100,23 +122,31 @@ def _read_instance(args: argparse.Namespace, qi: list[str], model: str, algo: An
 
 def _publish(
     args: argparse.Namespace,
-    qi: list[str],
     instance: Any,
-    labels: np.ndarray,
+    solution: Any,
+    models: list,
     data: Any,
     hier: list,
-) -> tuple[Path, int | None]:
-    """Write the published table; ``(path, smallest published class)``."""
-    from anonratio.instances.kanonymity.publish import publish
+) -> tuple[Path, Any, list]:
+    """Check and write the published table; ``(path, recoding, privacy checks)``."""
+    from anonratio.instances.kanonymity.recoding import Recoding
+    from anonratio.instances.privacy import KAnonymity
 
-    published = publish(instance, labels, frame=data.frame)
+    recoded = solution.info.get("recoding")
+    if recoded is None:
+        recoded = Recoding.from_partition(instance, solution.labels, method=solution.algorithm)
+    checks = [
+        m.check(recoded.classes, instance.table.sensitive)
+        for m in [KAnonymity(instance.k), *models]
+    ]
+    failing = [c for c in checks if not c.satisfied]
+    if failing:  # pragma: no cover - the algorithms enforce their models
+        raise RunFailure(f"the published table breaks {failing[0].model}: {failing[0].message}")
+    published = recoded.to_dataframe(frame=data.frame)
     if list(published.columns) != list(data.frame.columns) or len(published) != len(data.frame):
         raise RunFailure("the published table does not have the input's rows and columns")
-    min_class = _published_min_class(published, qi, labels)
-    if min_class is not None and min_class < args.k:  # pragma: no cover - publish is verified
-        raise RunFailure(f"the published table has a class of {min_class} < k={args.k} records")
     out = write_published(published, args.out, data, protect=hier)
-    return out, min_class
+    return out, recoded, checks
 
 
 def _print_text(args: argparse.Namespace, info: dict[str, Any]) -> None:
@@ -124,7 +154,7 @@ def _print_text(args: argparse.Namespace, info: dict[str, Any]) -> None:
         [
             ("input", f"{args.data} ({info['n']} records, QI {', '.join(info['qi'])})"),
             ("model", f"{info['model']}, k={args.k}"),
-            ("algorithm", f"{info['algorithm']} ({info['status']})"),
+            ("algorithm", f"{info['algorithm']} ({info['status']}, {info['recoding']})"),
             (
                 "verified",
                 f"{info['verified']} (smallest published class: {info['published_min_class']})",
@@ -134,9 +164,20 @@ def _print_text(args: argparse.Namespace, info: dict[str, Any]) -> None:
             ("certified ratio", fmt(info["certified_ratio"])),
             ("guarantee", f"{fmt(info['guarantee'])}  [{info['guarantee_text']}]"),
             ("time", f"{info['time_s']:.3g} s"),
+            *_levels_line(info),
+            ("privacy", "; ".join(f"{m}: {v}" for m, v in info["privacy"].items())),
+            ("utility", ", ".join(f"{m} {fmt(v)}" for m, v in info["metrics"].items())),
             ("output", info["out"]),
         ]
     )
+
+
+def _levels_line(info: dict[str, Any]) -> list[tuple[str, str]]:
+    """The published levels of a global recoding (and its suppressed tuples)."""
+    if not info.get("levels"):
+        return []
+    levels = ", ".join(f"{a}={v}" for a, v in info["levels"].items())
+    return [("levels", f"{levels}; {info['suppressed']} tuples suppressed")]
 
 
 def cmd_anonymize(args: argparse.Namespace) -> int:
@@ -146,10 +187,15 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
         return cmd_anonymize_ldiversity(args, qi, algo)
     if algo.problem != "k-anonymity":  # publish clusters (paper 003) instead
         return cmd_anonymize_clusters(args, qi, algo)
+    options, models = _kanon_options(args, algo)
     instance, data, hier = _read_instance(args, qi, model, algo)
-    record = run_verified(args, instance, algo, f"k={args.k} ({model})", len(qi))
-    labels = record.solution.labels
-    out, min_class = _publish(args, qi, instance, labels, data, hier)
+    what = f"k={args.k} ({model})"
+    record = run_verified(args, instance, algo, what, len(qi), options)
+    solution = record.solution
+    out, recoded, checks = _publish(args, instance, solution, models, data, hier)
+    from anonratio.instances.kanonymity.metrics import utility
+
+    labels = solution.labels
     info = {
         "data": args.data,
         "out": str(out),
@@ -158,16 +204,22 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
         "k": args.k,
         "model": model,
         "algorithm": algo.name,
+        "recoding": f"{recoded.scheme} recoding",
         "status": record.status,
         "verified": record.verified,
         "cost": record.cost,
+        "published_cost": solution.info.get("published_cost", record.cost),
         "lower_bound": record.lower_bound,
         "lower_bound_source": record.lower_bound_source,
         "certified_ratio": record.certified_ratio,
         "guarantee": record.guarantee,
         "guarantee_text": algo.guarantee_text,
         "groups": int(len(np.unique(labels[labels >= 0]))),
-        "published_min_class": min_class,
+        "published_min_class": int(recoded.class_sizes.min()) if recoded.class_sizes.size else None,
+        "levels": solution.info.get("levels"),
+        "suppressed": recoded.n_suppressed,
+        "privacy": {c.model: "ok" if c.satisfied else "fails" for c in checks},
+        "metrics": utility(recoded, k=instance.k),
         "time_s": record.time_s,
     }
     if args.json:

@@ -55,12 +55,26 @@ def _write(args: argparse.Namespace, qi: list[str], data: Any, instance: Any, re
     return out, smallest, diversity
 
 
+def _utility(instance: Any, labels: Any) -> dict[str, float]:
+    """The utility metrics of the published table: a local recoding by suppression."""
+    from types import SimpleNamespace
+
+    from anonratio.instances import Hierarchy
+    from anonratio.instances.kanonymity.metrics import utility
+    from anonratio.instances.kanonymity.recoding import Recoding
+
+    table = instance.table
+    view = SimpleNamespace(table=table, hierarchies=tuple(map(Hierarchy.suppression, table.values)))
+    return utility(Recoding.from_partition(view, labels, method="suppression"))
+
+
 def cmd_anonymize_ldiversity(args: argparse.Namespace, qi: list[str], algo: Any) -> int:
     """Publish ``args.data`` l-diverse by suppression with ``algo``."""
     instance, data = _instance(args, qi, algo)
     record = run_verified(args, instance, algo, f"l-diversity, l={args.l}", len(qi))
     out, smallest, diversity = _write(args, qi, data, instance, record)
     columns = record.solution and record.solution.info
+    metrics = _utility(instance, record.solution.labels)
     info = {
         "data": args.data,
         "out": str(out),
@@ -81,6 +95,8 @@ def cmd_anonymize_ldiversity(args: argparse.Namespace, qi: list[str], algo: Any)
         "published_min_class": smallest,
         "published_diversity": diversity,
         "phase": (columns or {}).get("phase"),
+        "recoding": "local recoding (suppression)",
+        "metrics": metrics,
         "time_s": record.time_s,
     }
     if args.json:
@@ -100,6 +116,7 @@ def cmd_anonymize_ldiversity(args: argparse.Namespace, qi: list[str], algo: Any)
             ("certified ratio", fmt(record.certified_ratio)),
             ("guarantee", f"{fmt(record.guarantee)}  [{algo.guarantee_text}]"),
             ("time", f"{record.time_s:.3g} s"),
+            ("utility", ", ".join(f"{m} {fmt(v)}" for m, v in metrics.items())),
             ("output", str(out)),
         ]
     )

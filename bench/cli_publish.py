@@ -91,14 +91,19 @@ def write_published(
     )
 
 
-def run_verified(args: argparse.Namespace, instance: Any, algo: Any, what: str, n_qi: int) -> Any:
-    """The runner's verified, finalized record of the run (``RunFailure`` without one)."""
+def run_verified(
+    args: argparse.Namespace, instance: Any, algo: Any, what: str, n_qi: int, options: Any = None
+) -> Any:
+    """The runner's verified, finalized record of the run (``RunFailure`` without one);
+    ``options`` are more options of the algorithm."""
     from anonratio.bench.runner import run_and_finalize
 
     big = instance.n >= _BIG_TABLE
     if big:
         status(f"{algo.name} on {instance.n} records, {n_qi} QI, {what} ...")
-    record = run_and_finalize(instance, algo.name, seed=args.seed, time_limit=args.time_limit)
+    record = run_and_finalize(
+        instance, algo.name, seed=args.seed, time_limit=args.time_limit, options=options
+    )
     if record.solution is None or record.solution.labels is None:
         reason = record.error or f"status {record.status}"
         raise RunFailure(f"{algo.name} found no solution ({reason})")

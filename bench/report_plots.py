@@ -110,13 +110,16 @@ def algorithm_order(names) -> list[str]:
 
 def algorithm_color(name: str):
     """The colour of an algorithm in every figure: tab10 by its position among its problem's
-    algorithms in the registry (so distinct within a problem); unknown names get grey shades."""
+    algorithms in the registry, then tab20's light shades from the 11th on (so distinct within a
+    problem); unknown names get grey shades."""
     from matplotlib import colormaps
 
     pos = _registry_order().get(str(name))
     if pos is None:
         return colormaps["Greys"](0.45 + 0.4 * (sum(map(ord, str(name))) % 7) / 7)
-    return colormaps["tab10"](pos[1] % 10)
+    if pos[1] < 10:
+        return colormaps["tab10"](pos[1])
+    return colormaps["tab20"]((2 * (pos[1] - 10) + 1) % 20)
 
 
 def new_figure(width: float, height: float):

@@ -147,11 +147,13 @@ def test_builtin_study_gives_the_same_tasks_in_the_same_order(name):
 
     tasks, legacy = get_suite(name).tasks(), LEGACY[name]()
     assert tasks[: len(legacy)] == legacy
-    # what came after the migration to study files: the clustering problems (paper 003) and
-    # l-diversity (paper 001)
+    # what came after the migration to study files: the clustering problems (paper 003),
+    # l-diversity (paper 001) and the classic k-anonymity algorithms of the survey (002)
     added = tasks[len(legacy) :]
-    prefixes = {*PREFIX.values(), "ldiv"}
+    prefixes = {*PREFIX.values(), "ldiv", "kanon"}
     assert all(t.family.split("-")[0] in prefixes for t in added)
+    classic = {"samarati", "incognito", "datafly", "mondrian", "mondrian-relaxed"}
+    assert all(t.algorithm in classic for t in added if t.family.startswith("kanon"))
     if name == "full":
         assert {t.family.split("-")[0] for t in added} == set(PREFIX.values())
     if name == "quick":
