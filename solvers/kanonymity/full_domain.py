@@ -149,6 +149,12 @@ class Lattice:
         self.models = tuple(models)
         self.max_sup = int(max_sup)
         self.heights = np.array([h.height for h in self.hierarchies], dtype=np.int64)
+        if np.any(self.heights > 127):  # nodes are compared as int8
+            j = int(np.argmax(self.heights))
+            raise ValueError(
+                f"the hierarchy of attribute {table.attributes[j]!r} has {self.heights[j]} levels; "
+                f"the lattice searches take at most 127"
+            )
         self.m = table.n_attributes
         self.n = table.n_records
         self.sensitive = any(p.needs_sensitive for p in self.models)
@@ -398,12 +404,12 @@ class SourceCache:
     """
 
     def __init__(self, width: int, capacity: int = 512) -> None:
-        self.nodes = np.zeros((0, width), dtype=np.int64)
+        self.nodes = np.zeros((0, width), dtype=np.int8)
         self.sets: list[FrequencySet] = []
         self.capacity = capacity
 
     def add(self, node: Sequence[int], fs: FrequencySet) -> None:
-        self.nodes = np.vstack([self.nodes, np.asarray(node, dtype=np.int64)[None, :]])
+        self.nodes = np.vstack([self.nodes, np.asarray(node, dtype=np.int8)[None, :]])
         self.sets.append(fs)
         if len(self.sets) > self.capacity:
             drop = int(np.argmax([len(f.counts) for f in self.sets]))
@@ -414,7 +420,7 @@ class SourceCache:
         """The cached set with the fewest rows among the nodes at or below ``node``."""
         if not self.sets:
             return None
-        ok = np.flatnonzero(np.all(self.nodes <= np.asarray(node), axis=1))
+        ok = np.flatnonzero(np.all(self.nodes <= np.asarray(node, dtype=np.int8), axis=1))
         if ok.size == 0:
             return None
         return self.sets[int(min(ok, key=lambda i: len(self.sets[i].counts)))]

@@ -73,6 +73,7 @@ def _compose(
 def _search_subset(lattice: Lattice, attrs: tuple[int, ...], nodes: np.ndarray) -> np.ndarray:
     """Bottom-up breadth-first search of one subset lattice: which candidates satisfy."""
     height = nodes.sum(axis=1)
+    small = nodes.astype(np.int8)  # levels < 128: cheap comparisons
     state = np.zeros(len(nodes), dtype=bool)
     cache = SourceCache(len(attrs))
     cache.add((0,) * len(attrs), lattice.frequency_set(attrs, (0,) * len(attrs)))
@@ -82,7 +83,7 @@ def _search_subset(lattice: Lattice, attrs: tuple[int, ...], nodes: np.ndarray) 
         fs = lattice.frequency_set(attrs, nodes[i], cache.below(nodes[i]))
         cache.add(nodes[i], fs)
         if lattice.satisfies(fs):
-            state |= np.all(nodes >= nodes[i], axis=1)
+            state |= np.all(small >= small[i], axis=1)
     return state
 
 

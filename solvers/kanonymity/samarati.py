@@ -42,20 +42,21 @@ class _Marks:
     def __init__(self, lattice: Lattice) -> None:
         self.lattice = lattice
         self.nodes = lattice.all_nodes()
+        self.small = self.nodes.astype(np.int8)  # levels < 128: cheap comparisons
         self.height = self.nodes.sum(axis=1)
         self.state = np.zeros(len(self.nodes), dtype=np.int8)  # 1 satisfies, -1 fails
         self.cache = SourceCache(lattice.m, capacity=64)
 
     def test(self, i: int) -> bool:
         if self.state[i] == 0:
-            node = self.nodes[i]
+            node, small = self.nodes[i], self.small[i]
             fs = self.lattice.frequency_set(range(self.lattice.m), node, self.cache.below(node))
             self.cache.add(node, fs)
             ok = self.lattice.satisfies(fs)
             if ok:  # every generalization satisfies too
-                self.state[np.all(self.nodes >= node, axis=1)] = 1
+                self.state[np.all(self.small >= small, axis=1)] = 1
             else:  # no specialization can
-                self.state[np.all(self.nodes <= node, axis=1)] = -1
+                self.state[np.all(self.small <= small, axis=1)] = -1
         return bool(self.state[i] == 1)
 
     def exists_at(self, h: int) -> bool:
