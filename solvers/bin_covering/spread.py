@@ -36,7 +36,6 @@ Where this implementation adds to the proof (all choices keep the 5/2 bound):
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Sequence
 from time import perf_counter
 
@@ -80,15 +79,50 @@ def lemma9_split(values: Sequence[int] | np.ndarray) -> list[np.ndarray]:
 
 
 def _lpt(sizes, items, j):
-    """Each item (decreasing size) to the currently lightest of ``j`` bins; labels 0..j-1."""
+    """Each item (decreasing size) to the currently lightest of ``j`` bins (ties: the lowest bin
+    number); returns ``(items in that order, labels 0..j-1)``.
+
+    Runs of equal sizes are placed at once (:func:`_lpt_run`); shorter runs item by item on a
+    Python list of ``j`` loads. O(j n) numpy work plus O(1) calls per distinct size; with all sizes
+    distinct LPT is inherently sequential and the loop is per item (no heap: ``j <= 4``).
+    """
     items = items[np.argsort(-sizes[items], kind="stable")]
-    heap = [(0, b) for b in range(j)]
+    v = sizes[items]
     lab = np.empty(items.size, dtype=np.int64)
-    for t, i in enumerate(items):
-        load, b = heapq.heappop(heap)
-        lab[t] = b
-        heapq.heappush(heap, (load + int(sizes[i]), b))
+    loads = [0] * j
+    bounds = np.append(np.flatnonzero(np.diff(v, prepend=v[:1] - 1)), v.size).tolist()
+    for a, e in zip(bounds[:-1], bounds[1:], strict=True):
+        size = int(v[a])
+        if e - a < _RUN_MIN:
+            for t in range(a, e):
+                b = loads.index(min(loads))
+                lab[t] = b
+                loads[b] += size
+        else:
+            lab[a:e] = picks = _lpt_run(np.asarray(loads, dtype=np.int64), size, e - a)
+            loads = (loads + size * np.bincount(picks, minlength=j)).tolist()
     return items, lab
+
+
+#: runs of equal sizes at least this long are placed by :func:`_lpt_run`
+_RUN_MIN = 32
+
+
+def _lpt_run(loads, size, m):
+    """Bins of ``m`` items of equal ``size > 0``, each to the lightest bin (ties: lowest number).
+
+    While the run is placed, bin ``b`` offers the increasing loads ``L_b + i * size``, so taking
+    the lightest ``(load, b)`` each time visits the pairs ``(L_b + i * size, b)`` in increasing
+    order (a merge of ``j`` sorted lists). With ``L_b = q_b * size + r_b`` (``0 <= r_b < size``),
+    the pair of index ``i`` lies in level ``q_b + i``; levels come in increasing order and inside
+    a level the pairs sort by ``(r_b, b)``. The lightest bin has a pair in every level from
+    ``min q``, so levels ``min q .. min q + m - 1`` hold the ``m`` picks. O(j m).
+    """
+    q, r = np.divmod(loads, size)
+    cyc = np.argsort(r, kind="stable")  # the order of the bins inside every level
+    levels = q.min() + np.arange(m)
+    present = q[cyc][None, :] <= levels[:, None]  # (level, position in cyc)
+    return cyc[np.flatnonzero(present)[:m] % loads.size]
 
 
 class _Budget(Exception):
@@ -172,26 +206,32 @@ def _two_bins(x, small, k, max_bits=200_000_000):
     reach = [1]
     for v, c in chunks:
         reach.append(reach[-1] | (reach[-1] << (v * c)))
-    bits = bin(reach[-1])[2:][::-1]  # bits[a] == "1": some subset sums to a
-    lo, hi = k, s - k
-    best = None
-    for a in range(s // 2, lo - 1, -1):  # a <= S/2: the other bin is the heavier one
-        if a <= hi and bits[a] == "1":
-            best = a
-            break
-    if best is None:
+    lo, hi = k, min(s // 2, s - k)  # a <= S/2: the other bin is the heavier one
+    window = (reach[-1] >> lo) & ((1 << max(hi - lo + 1, 0)) - 1)  # bit a - lo: sum a reachable
+    if window == 0:
         return None
-    take = {}
+    best = lo + window.bit_length() - 1  # the largest reachable sum in [lo, hi]
+    take = np.zeros(values.size, dtype=np.int64)  # copies of each distinct size in bin 0
     a = best
     for i in range(len(chunks) - 1, -1, -1):  # walk back through the bitsets
         if not (reach[i] >> a) & 1:
             v, c = chunks[i]
-            take[v] = take.get(v, 0) + c
+            take[np.searchsorted(values, v)] += c
             a -= v * c
-    lab = np.ones(small.size, dtype=np.int64)
-    for v, c in take.items():
-        lab[np.flatnonzero(x[small] == v)[:c]] = 0
-    return s - best, lab
+    return s - best, _first_copies(x[small], values, take)
+
+
+def _first_copies(xs, values, take):
+    """Label 0 for the first ``take[t]`` items (in order) of size ``values[t]``, 1 for the rest.
+
+    ``values`` sorted increasing and holding every size of ``xs``. O(n log n).
+    """
+    vid = np.searchsorted(values, xs)
+    order = np.argsort(vid, kind="stable")
+    counts = np.bincount(vid, minlength=values.size)
+    rank = np.empty(xs.size, dtype=np.int64)  # position among the items of the same size
+    rank[order] = np.arange(xs.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    return np.where(rank < take[vid], 0, 1).astype(np.int64)
 
 
 def _small_case(x, k, small, node_limit):
@@ -199,12 +239,14 @@ def _small_case(x, k, small, node_limit):
     the budgeted exhaustive search. Returns ``(bin labels for small, case, info)``."""
     s = int(x[small].sum())
     cands = [(s, np.zeros(small.size, dtype=np.int64), "one-bin")]
+    order = small[np.argsort(-x[small], kind="stable")]  # _lpt's order: sorted once here
+    pos = _positions(small, order)
     for j in range(2, min(4, s // k, small.size) + 1):
-        items, lab = _lpt(x, small, j)
-        loads = loads_of(x[items], lab, j)
+        _, lab = _lpt(x, order, j)  # the stable sort inside keeps ``order``
+        loads = loads_of(x[order], lab, j)
         if loads.min() >= k:
             full = np.empty(small.size, dtype=np.int64)
-            full[_positions(small, items)] = lab
+            full[pos] = lab
             cands.append((int(loads.max()), full, f"lpt-{j}"))
     if s // k >= 2:
         two = _two_bins(x, small, k)
@@ -214,12 +256,11 @@ def _small_case(x, k, small, node_limit):
     lb = max(k, int(x[small].max()), -(-s // (s // k)))
     info = {"exhaustive": "not-needed", "small_candidates": {c[2]: c[0] for c in cands}}
     if cost > lb and node_limit > 0 and small.size <= _EXHAUSTIVE_MAX_ITEMS:
-        order = small[np.argsort(-x[small], kind="stable")]
         best, found, proven = _exhaustive(x[order], k, cost, node_limit)
         info["exhaustive"] = "optimal" if proven else "node-limit"
         if found is not None and best < cost:
             lab = np.empty(small.size, dtype=np.int64)
-            lab[_positions(small, order)] = found
+            lab[pos] = found
             cost, case = best, "exhaustive"
     elif cost > lb:
         info["exhaustive"] = "skipped"
@@ -290,7 +331,7 @@ def _spread_labels(x, k, items, sorted_order, node_limit):
         cands.append((lab, case))
     best, best_cost, tried = None, None, {}
     for lab, case in cands:
-        loads = np.bincount(np.unique(lab, return_inverse=True)[1].reshape(-1), weights=x)
+        loads = np.bincount(lab, weights=x)[np.bincount(lab) > 0]  # the non-empty bins
         tried[case] = int(loads.max())
         if loads.min() >= k and (best_cost is None or loads.max() < best_cost):
             best, best_cost, info["case"] = lab, int(loads.max()), case
@@ -341,8 +382,10 @@ def spread(
 
     Notes
     -----
-    O(n log n) plus one binary search per greedy bin; the small case adds O(n log n) for LPT and
-    at most ``node_limit`` search nodes (only with at most 400 items).
+    O(n log n) for the sort and the greedy fill (as Fold); the small case adds O(n log n) for
+    LPT (runs of equal sizes placed at once; with all sizes distinct LPT is sequential), the
+    subset-sum bitsets of ``two-bins`` and at most ``node_limit`` search nodes (only with at most
+    400 items).
 
     References
     ----------
