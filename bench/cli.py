@@ -48,6 +48,7 @@ from anonratio.bench.cli_common import (
 )
 from anonratio.bench.cli_reference import add_reference_parser
 from anonratio.bench.gate import add_gate_parser
+from anonratio.bench.peers import add_peers_parser
 
 __all__ = ["main", "build_parser", "CLIError", "RunFailure"]
 
@@ -211,6 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
         add(sub)
     add_reference_parser(sub)
     add_gate_parser(sub)
+    add_peers_parser(sub)
     return parser
 
 
