@@ -291,7 +291,11 @@ def test_a_missing_extra_is_one_line_saying_how_to_install(monkeypatch):
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == "anjana" else real(name, *a)
     )
-    with pytest.raises(ImportError, match=r'anjana: pip install "anonratio\[peers\]"'):
+    # anjana is named among the missing ones (others may be missing too where the extra is not
+    # installed at all), with the command that installs them
+    with pytest.raises(
+        ImportError, match=r'needs [a-z, ]*anjana[a-z, ]*: pip install "anonratio\[peers\]"'
+    ):
         peers.check_peers_installed()
 
 
