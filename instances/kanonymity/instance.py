@@ -8,7 +8,8 @@ stars. A deleted record costs ``sum_j w_j``, as if every cell were at the top le
 
 The graph representation of Aggarwal et al. (2005, §4) weighs the pair of records ``a, b`` by
 ``w(a, b) = sum_j w_j h_ab(j) / l_j``, with ``h_ab(j)`` the lowest level at which they coincide on
-``j``; :func:`pairwise_distances` and :func:`nearest_neighbors` compute it in vectorized blocks.
+``j``; :func:`pairwise_distances` and :func:`nearest_neighbors` (in
+:mod:`~anonratio.instances.kanonymity.neighbors`, re-exported here) compute it exactly.
 """
 
 from collections.abc import Mapping
@@ -27,6 +28,7 @@ from anonratio.instances.base import (
     verify,
 )
 from anonratio.instances.errors import InfeasibleInstanceError, InstanceFormatError
+from anonratio.instances.kanonymity.neighbors import nearest_neighbors, pairwise_distances
 from anonratio.instances.table import Hierarchy, Table
 from anonratio.instances.validation import (
     as_array,
@@ -46,11 +48,6 @@ __all__ = [
 ]
 
 MODELS = ("suppression", "generalization")
-
-#: largest joint value count of a group of attributes whose distance table is precomputed
-_TABLE_CAP = 2048
-#: sample of columns used to bound each record's q-th nearest distance before selecting
-_SAMPLE = 256
 
 
 def _kanon_iv(table: Any, k: Any, model: Any, row_deletion: Any) -> int:
@@ -215,119 +212,6 @@ class KAnonymityInstance:
             d.get("model", "suppression"),
             d.get("row_deletion", False),
         )
-
-
-# ---------------------------------------------------------------------------------------------
-# distances
-# ---------------------------------------------------------------------------------------------
-def pairwise_distances(
-    instance: KAnonymityInstance, rows_a: ArrayLike, rows_b: ArrayLike | None = None
-) -> np.ndarray:
-    """``w(a, b)`` for all pairs of code rows ``rows_a × rows_b`` (dense, float64).
-
-    ``rows_a`` and ``rows_b`` are arrays of QI codes (shape ``(p, m)``, ``(q, m)``), typically
-    unique records. Memory is ``p * q`` floats: block the rows for large inputs, as
-    :func:`nearest_neighbors` does.
-    """
-    a = np.asarray(rows_a)
-    b = a if rows_b is None else np.asarray(rows_b)
-    out = np.zeros((a.shape[0], b.shape[0]))
-    for j, s in enumerate(instance.scaled_levels):
-        v = s.shape[0]
-        flat = a[:, j].astype(np.int64)[:, None] * v + b[:, j][None, :]
-        out += np.take(s.ravel(), flat)
-    return out
-
-
-def _distance_terms(
-    instance: KAnonymityInstance, unique: np.ndarray
-) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[tuple[np.ndarray, np.ndarray]]]:
-    """``w(a, b)`` as a sum of per-group lookups (tables) and per-attribute level counts."""
-    weights = instance.table.weights
-    tables: list[tuple[np.ndarray, np.ndarray]] = []
-    counted: list[tuple[np.ndarray, np.ndarray]] = []
-    tab: np.ndarray | None = None  # the joint table being built and its codes
-    code = np.empty(0, dtype=np.intp)
-    for j, h in enumerate(instance.hierarchies):
-        present, col = np.unique(unique[:, j], return_inverse=True)
-        col = col.reshape(-1)
-        height = h.height
-        if len(present) > _TABLE_CAP:  # count differing levels directly, no V x V table
-            levels = h.groups[unique[:, j], :height].T.copy()
-            counted.append((levels, weights[j] * np.arange(height + 1) / height))
-            continue
-        g = h.groups[present, :height]
-        s = weights[j] * (g[:, None, :] != g[None, :, :]).sum(axis=2).astype(np.int32) / height
-        if tab is not None and tab.shape[0] * len(present) <= _TABLE_CAP:
-            p, v = tab.shape[0], len(present)
-            tab = (tab[:, None, :, None] + s[None, :, None, :]).reshape(p * v, p * v)
-            code = code * v + col
-        else:
-            if tab is not None:
-                tables.append((tab, code))
-            tab, code = s, col.astype(np.intp)
-    if tab is not None:
-        tables.append((tab, code))
-    return tables, counted
-
-
-def nearest_neighbors(
-    instance: KAnonymityInstance, n_neighbors: int, unique: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """The ``n_neighbors`` nearest other unique records of each unique record, ties by index.
-
-    Nearest first, ``q = min(n_neighbors, u − 1)`` columns. Computed row by row: small
-    attributes are grouped into joint lookup tables of at most 2048 values, and each row's q-th
-    distance is first bounded on a sample of columns so that only the few records below the
-    bound are ranked.
-
-    Returns
-    -------
-    index : ndarray of int64, shape (u, q)
-    dist : ndarray of float64, shape (u, q)
-
-    Notes
-    -----
-    O(u² g) time for g attribute groups and O(u + 2048²) memory.
-    """
-    if unique is None:
-        unique = instance.table.unique_records()[0]
-    u = unique.shape[0]
-    q = max(0, min(int(n_neighbors), u - 1))
-    index = np.empty((u, q), dtype=np.int64)
-    dist = np.empty((u, q))
-    if q == 0:
-        return index, dist
-    tables, counted = _distance_terms(instance, unique)
-    d, tmp = np.empty(u), np.empty(u)
-    sample = min(u, max(_SAMPLE, 4 * q))
-    for i in range(u):
-        if tables:
-            np.take(tables[0][0][tables[0][1][i]], tables[0][1], out=d)
-        else:
-            d.fill(0.0)
-        for tab, code in tables[1:]:
-            np.take(tab[code[i]], code, out=tmp)
-            d += tmp
-        for levels, values in counted:
-            d += values[(levels != levels[:, i : i + 1]).sum(axis=0)]
-        d[i] = np.inf
-        if sample < u:
-            bound = np.partition(d[:sample], q - 1)[q - 1]
-            cand = np.flatnonzero(d <= bound)
-        else:
-            cand = np.arange(u)
-        dc = d[cand]
-        if len(cand) > q:
-            t = np.partition(dc, q - 1)[q - 1]
-            keep = dc < t
-            ties = np.flatnonzero(dc == t)[: q - np.count_nonzero(keep)]
-            keep[ties] = True
-            cand, dc = cand[keep], dc[keep]
-        o = np.argsort(dc, kind="stable")  # cand ascends, so ties go by index
-        index[i] = cand[o]
-        dist[i] = dc[o]
-    return index, dist
 
 
 # ---------------------------------------------------------------------------------------------
