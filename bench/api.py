@@ -20,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 from anonratio.instances import KAnonymityInstance, Solution, Table, lower_bound, verify
+from anonratio.instances.errors import InfeasibleInstanceError, InfeasibleSolutionError
 from anonratio.instances.hierarchies import HierarchyWarning, find_hierarchies, read_hierarchy
 from anonratio.instances.kanonymity.metrics import utility
 from anonratio.instances.kanonymity.recoding import Recoding
@@ -37,10 +38,6 @@ RECODING = {
     "incognito": "global",
     "datafly": "global",
 }
-
-
-class InfeasibleSolutionError(ValueError):
-    """The verifier rejected a solution, or a published table breaks a privacy model."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -193,7 +190,8 @@ def solve(
     Returns
     -------
     Solution
-        Verified: :class:`InfeasibleSolutionError` when the verifier rejects it.
+        Verified: :class:`~anonratio.instances.errors.InfeasibleSolutionError` when the
+        verifier rejects it.
     """
     from anonratio.bench.registry import get_algorithm
 
@@ -217,7 +215,8 @@ def solve(
         check = verify(instance, solution, strict=False)
         if not check.feasible:
             raise InfeasibleSolutionError(
-                f"{alg.name} returned a solution the verifier rejects: {check.violations[0]}"
+                f"{alg.name} returned a solution the verifier rejects: {check.violations[0]}",
+                check.violations,
             )
     return solution
 
@@ -292,7 +291,7 @@ def anonymize(
     solution = solve(instance, algorithm, seed=seed, **options)
     elapsed = time.perf_counter() - t0
     if solution.labels is None:
-        raise InfeasibleSolutionError(
+        raise InfeasibleInstanceError(
             f"{algorithm} found no table that satisfies {[str(m) for m in models] or 'k'}"
             + (f" within max_suppression={max_suppression}" if max_suppression else "")
         )

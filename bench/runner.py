@@ -18,11 +18,11 @@ Seeds
 ``Task.seed`` is the *instance* seed: the generator is called with it, so (family, params, seed)
 always gives the same instance. The algorithm's seed is derived from the run identity,
 ``np.random.SeedSequence([task.seed, crc32(algorithm)]).generate_state(1)[0] & 0x7FFFFFFF``
-(:func:`algorithm_seed`; 31 bits so every solver accepts it). Rows record both: ``seed`` is the
-seed the algorithm received, ``instance_seed`` the generator seed.
+(:func:`algorithm_seed`; 31 bits so every solver accepts it). Rows record both (``seed``,
+``instance_seed``).
 
-``peak_mb`` is the growth of the worker's resident set during the run (``PeakMemory``; CBC's
-subprocess does not count).
+Each run gets a cold copy of its instance, so ``time_s`` and ``peak_mb`` (the growth of the
+worker's resident set; CBC's subprocess does not count) include what the algorithm builds.
 """
 
 from __future__ import annotations
@@ -50,22 +50,13 @@ from anonratio.bench.record import (
 )
 from anonratio.bench.registry import get_algorithm
 from anonratio.instances import Solution, instance_id, lower_bound, verify
+from anonratio.instances.base import cold_copy
 from anonratio.instances.validation import check_int, check_time_limit
 
 __all__ = [
-    "Task",
-    "RunRecord",
-    "run_record",
-    "run_instance",
-    "run_and_finalize",
-    "execute_task",
-    "sweep",
-    "finalize",
-    "load_reference_optima",
-    "algorithm_seed",
-    "package_version",
-    "RTOL",
-]
+    "Task", "RunRecord", "run_record", "run_instance", "run_and_finalize", "execute_task",
+    "sweep", "finalize", "load_reference_optima", "algorithm_seed", "package_version", "RTOL",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -85,15 +76,15 @@ class Task:
     batch: str | None = None
 
 
-def _num(x: Any) -> float:  # noqa: D103
-    return math.nan if x is None else float(x)
-
-
 # ---------------------------------------------------------------------------------------------
 # the stages of one run, each filling its part of the record
 # ---------------------------------------------------------------------------------------------
+def _num(x: Any) -> float:
+    return math.nan if x is None else float(x)
+
+
 def _describe_instance(instance: Any, family: str, meta: dict | None) -> RunRecord:
-    """A record with the columns that depend on the instance only, its lower bound included."""
+    """A record of the columns that depend on the instance only (its bound: after the run)."""
     meta = dict(meta or {})
     record = RunRecord(
         problem=getattr(instance, "problem", type(instance).__name__),
@@ -101,8 +92,7 @@ def _describe_instance(instance: Any, family: str, meta: dict | None) -> RunReco
         instance=instance_id(instance),
         n=int(instance.n),
         params=json_text(dict(instance.params)),
-        # the anonymity size: k, or the minimum cluster size r of the clustering problems
-        # (kr-center's number of centers k stays in params)
+        # k, or the clustering problems' minimum cluster size r (kr-center's k stays in params)
         k=int(getattr(instance, "r", 0) or getattr(instance, "k", 0)) or None,
         m=int(instance.table.n_attributes) if hasattr(instance, "table") else None,
         family_params=json_text(meta.get("params", {})),
@@ -110,21 +100,20 @@ def _describe_instance(instance: Any, family: str, meta: dict | None) -> RunReco
         known_optimum=_num(meta.get("optimum")),
         version=package_version(),
     )
-    _instance_bound(record, instance, meta.get("lower_bound"))
     return record
 
 
-def _instance_bound(record: RunRecord, instance: Any, proven: float | None) -> None:
+def _instance_bound(record: RunRecord, instance: Any, proven: float | None) -> tuple[float, str]:
     """The instance's cheap lower bound, or the family's proven one (gadgets) when larger."""
+    value, source = 0.0, "none"
     try:
-        value, source = lower_bound(instance)
-        record.run_lower_bound, record.run_lower_bound_source = float(value), str(source)
+        found, how = lower_bound(instance)
+        value, source = float(found), str(how)
     except Exception as exc:  # a broken bound must not lose the run
-        record.run_lower_bound, record.run_lower_bound_source = 0.0, "none"
         record.error = f"lower bound failed: {type(exc).__name__}: {exc}"
-    if proven is not None and float(proven) > record.run_lower_bound:
-        record.run_lower_bound = float(proven)
-        record.run_lower_bound_source = f"{record.family} construction"
+    if proven is not None and float(proven) > value:
+        value, source = float(proven), f"{record.family} construction"
+    return value, source
 
 
 def _start_run(record: RunRecord, algorithm: str, seed: int | None, time_limit: float) -> None:
@@ -236,19 +225,27 @@ def _run_bound(record: RunRecord, alg: Algorithm, solution: Solution) -> None:
 
 def _run_algorithm(
     record: RunRecord, instance: Any, algorithm: str, *, seed: int | None, time_limit: float,
-    options: Any = None,
+    options: Any = None, proven: float | None = None, bounds: dict | None = None,
 ) -> RunRecord:  # fmt: skip
-    """Run ``algorithm`` on ``instance`` and complete ``record`` (in place; returned)."""
+    """Run ``algorithm`` on a cold copy of ``instance`` (its time includes what it builds, e.g.
+    FOREST's neighbours) and complete ``record``; then the instance bound, from that copy, once
+    per batch with ``bounds``; ``proven``: a bound the family proves."""
     _start_run(record, algorithm, seed, time_limit)
+    work = cold_copy(instance)
     alg = _lookup(record, algorithm, instance, options)
-    if alg is None:
-        return record
-    solution = _execute(record, alg, instance, seed, time_limit)
-    if solution is None:
-        return record
-    _record_solution(record, alg, instance, solution)
-    _verify(record, instance, solution)
-    _run_bound(record, alg, solution)
+    solution = None if alg is None else _execute(record, alg, work, seed, time_limit)
+    if solution is not None:
+        _record_solution(record, alg, instance, solution)
+        _verify(record, instance, solution)
+        _run_bound(record, alg, solution)
+    if bounds is None or "bound" not in bounds:
+        value, source = _instance_bound(record, work, proven)
+        if bounds is not None:
+            bounds["bound"] = (value, source)
+    else:
+        value, source = bounds["bound"]
+    if value >= record.run_lower_bound:  # else the run proved more (an exact solver's bound)
+        record.run_lower_bound, record.run_lower_bound_source = value, source
     return record
 
 
@@ -311,9 +308,9 @@ def run_record(
         A ``seed``, ``time_limit``, ``family`` or ``meta`` of the wrong kind.
     """
     seed, time_limit = _run_iv(seed, time_limit, family, meta)
-    record = _describe_instance(instance, family, meta)
-    return _run_algorithm(record, instance, algorithm, seed=seed, time_limit=time_limit,
-                          options=options)  # fmt: skip
+    return _run_algorithm(_describe_instance(instance, family, meta), instance, algorithm,
+                          seed=seed, time_limit=time_limit, options=options,
+                          proven=(meta or {}).get("lower_bound"))  # fmt: skip
 
 
 def run_instance(instance: Any, algorithm: str, **kwargs: Any) -> dict[str, Any]:
@@ -382,19 +379,22 @@ def _task_row(task: Task) -> dict[str, Any]:
     return _task_record(task).to_row()
 
 
-def _generate(task: Task, cache: dict | None) -> tuple[Any, RunRecord]:
-    """``(instance, its record)`` of the task (not to be modified); ``cache`` keeps the last."""
+def _generate(task: Task, cache: dict | None) -> tuple[Any, RunRecord, dict]:
+    """``(instance, record, cache)`` of the task: ``cache`` keeps the last instance, its meta and
+    its bound once computed."""
     key = (task.family, json_text(task.family_params), task.seed)
     if cache is not None and cache.get("key") == key:
-        return cache["instance"], cache["record"]
+        return cache["instance"], cache["record"], cache
     from anonratio.bench.registry import generate
 
     instance, meta = generate(task.family, seed=task.seed, **task.family_params)
     meta = {"family": task.family, "params": task.family_params, "seed": task.seed, **meta}
     record = _describe_instance(instance, task.family, meta)
     if cache is not None:
-        cache.update(key=key, instance=instance, record=record)
-    return instance, record
+        cache.update(key=key, instance=instance, record=record, meta=meta, bounds={})
+    else:
+        cache = {"meta": meta, "bounds": None}
+    return instance, record, cache
 
 
 def execute_task(
@@ -408,7 +408,7 @@ def execute_task(
     """
     record = _task_record(task)
     try:
-        instance, described = _generate(task, cache)
+        instance, described, kept = _generate(task, cache)
     except MemoryError as exc:
         record.status, record.error = "memory_limit", f"generation: MemoryError: {exc}"
         return record.to_row()
@@ -421,7 +421,8 @@ def execute_task(
     if report is not None:
         report(record.to_row())
     seed = algorithm_seed(task.seed, task.algorithm)
-    _run_algorithm(record, instance, task.algorithm, seed=seed, time_limit=task.time_limit)
+    _run_algorithm(record, instance, task.algorithm, seed=seed, time_limit=task.time_limit,
+                   proven=kept["meta"].get("lower_bound"), bounds=kept["bounds"])  # fmt: skip
     return record.to_row()
 
 

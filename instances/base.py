@@ -4,11 +4,12 @@ Each problem module registers its instance type with these single-dispatch funct
 layer can verify and bound any instance without knowing its problem.
 """
 
+import copy
 import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import singledispatch
+from functools import cached_property, singledispatch
 from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
@@ -25,6 +26,7 @@ __all__ = [
     "instance_from_dict",
     "instance_fields",
     "instance_id",
+    "cold_copy",
     "PROBLEMS",
 ]
 
@@ -187,6 +189,23 @@ def instance_from_dict(d: dict[str, Any]) -> Any:
         if text.startswith(what):
             raise InstanceFormatError(text) from None
         raise InstanceFormatError(f"{what}: {text}") from None
+
+
+def cold_copy(instance: Any) -> Any:
+    """A copy of ``instance`` without what earlier computations cached on it.
+
+    Instances cache derived data (``functools.cached_property`` values such as unique records or
+    a point metric, and k-anonymity's nearest-neighbour tables). A run that finds them filled by
+    an earlier run or by the lower bound would not pay for them, and its time would be too low;
+    the runner gives every run a cold copy (the arrays are shared, nothing is recomputed until
+    asked for).
+    """
+    new = copy.copy(instance)
+    kind = type(instance)
+    for name in list(getattr(new, "__dict__", {})):
+        if name == "_neighbor_tables" or isinstance(getattr(kind, name, None), cached_property):
+            del new.__dict__[name]
+    return new
 
 
 def instance_id(instance: Any) -> str:

@@ -7,8 +7,8 @@ import anonratio
 import numpy as np
 import pandas as pd
 import pytest
-from anonratio.bench.api import InfeasibleSolutionError
 from anonratio.instances import KAnonymityInstance, verify
+from anonratio.instances.errors import InfeasibleInstanceError
 from anonratio.instances.kanonymity import random_table
 from anonratio.instances.privacy import DistinctLDiversity, TCloseness
 from anonratio.instances.privacy_specs import check_published
@@ -138,7 +138,7 @@ def test_a_missing_hierarchy_falls_back_to_suppression_with_a_warning():
 
 def test_infeasible_models_raise():
     df = _frame(2, 12).assign(disease="flu")  # one sensitive value: nothing is 2-diverse
-    with pytest.raises(InfeasibleSolutionError, match="2-diversity"):
+    with pytest.raises(InfeasibleInstanceError, match="2-diversity"):
         anonratio.anonymize(df, ["age"], 3, hierarchies={"age": HIER["age"]}, algorithm="datafly",
                             sensitive="disease", privacy="l-diversity:l=2")  # fmt: skip
 

@@ -420,3 +420,31 @@ def test_forest_run_computes_the_neighbour_table_once(monkeypatch):
     row = run_instance(_instance(k=3), "forest")
     assert row["verified"] is True and row["run_lower_bound"] > 0
     assert calls == [2]
+
+
+def test_a_run_pays_for_what_it_builds_and_the_bound_reuses_it(monkeypatch):
+    """FOREST's nearest neighbours are built inside its timed run (on a cold copy of the
+    instance), never before it by the lower bound; the bound reuses them afterwards, and an
+    instance whose caches an earlier run filled does not lend them to the next run."""
+    import time as time_module
+
+    from anonratio.instances.kanonymity import instance as kanonymity_module
+
+    real = kanonymity_module.nearest_neighbors
+    calls = []
+
+    def slow(*args, **kwargs):
+        calls.append(args[1])
+        time_module.sleep(0.3)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(kanonymity_module, "nearest_neighbors", slow)
+    instance = _instance(k=3)
+    instance.neighbor_table(2)  # filled before: the run must not profit from it
+    calls.clear()
+    row = run_instance(instance, "forest")
+    assert calls == [2] and row["time_s"] >= 0.3
+    assert row["run_lower_bound"] > 0 and row["run_lower_bound_source"] == "nn-distance"
+    calls.clear()
+    row = run_instance(instance, "mondrian")  # the bound is not timed with this run
+    assert calls == [2] and row["time_s"] < 0.3 and row["run_lower_bound"] > 0
