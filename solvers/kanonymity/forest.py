@@ -167,11 +167,13 @@ def forest(
 
     Notes
     -----
-    O(u² m) time for u unique records of m attributes (the nearest-neighbour search; FOREST and
-    DECOMPOSE-COMPONENT take O(u k α(u)) and O(u log u)), O(n + u k) memory. Cases A, C and D
-    are the paper's; the paper's literal C and D can leave a component around a Steiner vertex
-    that no split repairs (k = 4, a star with branches 3, 3, 3, 2), so they are used only where
-    that cannot happen and a star is otherwise peeled keeping its centre real; see
+    The exact nearest-neighbour search (:mod:`anonratio.instances.kanonymity.neighbors`) takes
+    O(u² m) in the worst case for u unique records of m attributes, much less on real tables;
+    FOREST and DECOMPOSE-COMPONENT take O(u k α(u)) and O(u log u); O(n + u k) memory. Cases
+    A, C and D are the paper's; the paper's literal C and D can leave a component around a
+    Steiner vertex that no split repairs (k = 4, a star with branches 3, 3, 3, 2), so they are
+    used only where that cannot happen and a star is otherwise peeled keeping its centre real;
+    see
     :mod:`anonratio.solvers.kanonymity.decompose_component`.
 
     References
