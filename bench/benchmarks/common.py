@@ -26,6 +26,7 @@ from typing import Any
 
 from anonratio.bench.registry import REGISTRY, generate
 from anonratio.instances import instance_id, lower_bound, verify
+from anonratio.instances.base import cold_copy
 
 #: the committed reference optima (working tree, beside ``bench/benchmarks``)
 REFERENCE_FILE = Path(__file__).resolve().parents[2] / "results" / "reference_optima.json"
@@ -241,9 +242,12 @@ def size_cache() -> dict[str, dict[str, Any]]:
 
 
 def run_timed(name: str, instance: Any) -> float:
-    """Run a registered algorithm once; NotImplementedError (asv: skipped) without an instance."""
+    """Run a registered algorithm once, on a cold copy of the instance (what it builds, such as
+    FOREST's neighbours, counts in its time and memory, never cached from an earlier repeat or
+    the bound); NotImplementedError (asv: skipped) without an instance."""
     if instance is None:
         raise NotImplementedError(f"{name}: no instance of this size")
+    work = cold_copy(instance)
     start = time.perf_counter()
-    REGISTRY[name].run(instance, seed=0, time_limit=EXACT_TIME_LIMIT)
+    REGISTRY[name].run(work, seed=0, time_limit=EXACT_TIME_LIMIT)
     return time.perf_counter() - start
