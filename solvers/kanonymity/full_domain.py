@@ -158,6 +158,8 @@ class Lattice:
         self.m = table.n_attributes
         self.n = table.n_records
         self.sensitive = any(p.needs_sensitive for p in self.models)
+        only = self.models[0] if len(self.models) == 1 else None
+        self._k_only = only.k if isinstance(only, KAnonymity) and not self.sensitive else None
         codes = table.codes.astype(np.int64)
         if self.sensitive:
             codes = np.column_stack([codes, table.sensitive.astype(np.int64)])
@@ -214,7 +216,8 @@ class Lattice:
             cols = []
             for a, t in zip(attrs, levels, strict=True):
                 c = source.attrs.index(a)
-                cols.append(self._up(a, source.levels[c], t)[rows[:, c]])
+                lower = source.levels[c]
+                cols.append(rows[:, c] if lower == t else self._up(a, lower, t)[rows[:, c]])
             weights = source.counts
             sens = rows[:, -1] if self.sensitive else None
         return self._aggregate(attrs, levels, cols, weights, sens)[0]
@@ -271,6 +274,10 @@ class Lattice:
 
     def satisfies(self, fs: FrequencySet) -> bool:
         """Whether the node of ``fs`` needs at most ``MaxSup`` suppressed tuples."""
+        if self._k_only is not None:  # k-anonymity alone: every row is its own class
+            self.checks += 1
+            counts = fs.counts
+            return int(counts[counts < self._k_only].sum()) <= self.max_sup
         return int(fs.counts[self.failing_rows(fs)].sum()) <= self.max_sup
 
     # -- nodes ------------------------------------------------------------------------------
@@ -372,12 +379,15 @@ class Lattice:
 def _mixed_key(cols: list[np.ndarray], radix: list[int], n_rows: int) -> np.ndarray:
     """One int64 key per row that is equal exactly when the rows of ``cols`` are (mixed radix,
     compressed by factorizing whenever the next digit could overflow)."""
-    key = np.zeros(n_rows, dtype=np.int64)
-    bound = 1
-    for c, r in zip(cols, radix, strict=True):
+    if not cols:
+        return np.zeros(n_rows, dtype=np.int64)
+    key = np.array(cols[0], dtype=np.int64)  # a copy: updated in place below
+    bound = radix[0]
+    for c, r in zip(cols[1:], radix[1:], strict=True):
         if bound * r >= 2**62:
             key, bound = _factorize(key)
-        key = key * r + c
+        key *= r
+        key += c
         bound *= r
     return key
 
@@ -404,23 +414,24 @@ class SourceCache:
     """
 
     def __init__(self, width: int, capacity: int = 512) -> None:
-        self.nodes = np.zeros((0, width), dtype=np.int8)
+        self.nodes = np.zeros((capacity + 1, width), dtype=np.int8)
         self.sets: list[FrequencySet] = []
         self.capacity = capacity
 
     def add(self, node: Sequence[int], fs: FrequencySet) -> None:
-        self.nodes = np.vstack([self.nodes, np.asarray(node, dtype=np.int8)[None, :]])
+        self.nodes[len(self.sets)] = np.asarray(node, dtype=np.int8)
         self.sets.append(fs)
         if len(self.sets) > self.capacity:
             drop = int(np.argmax([len(f.counts) for f in self.sets]))
-            self.nodes = np.delete(self.nodes, drop, axis=0)
+            self.nodes[drop : self.capacity] = self.nodes[drop + 1 : self.capacity + 1]
             del self.sets[drop]
 
     def below(self, node: Sequence[int]) -> FrequencySet | None:
         """The cached set with the fewest rows among the nodes at or below ``node``."""
         if not self.sets:
             return None
-        ok = np.flatnonzero(np.all(self.nodes <= np.asarray(node, dtype=np.int8), axis=1))
+        held = self.nodes[: len(self.sets)]
+        ok = np.flatnonzero(np.all(held <= np.asarray(node, dtype=np.int8), axis=1))
         if ok.size == 0:
             return None
         return self.sets[int(min(ok, key=lambda i: len(self.sets[i].counts)))]

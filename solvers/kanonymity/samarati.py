@@ -10,9 +10,9 @@ satisfying node there is k-minimal.
 
 The survey's ``Satisfy`` counts the outliers with a matrix of distance vectors between distinct
 tuples; here a node's frequency set (:class:`~anonratio.solvers.kanonymity.full_domain.Lattice`)
-gives the same count. Results found along the way are propagated (a satisfying node marks the
-nodes above it, a failing one the nodes below), and among the k-minimal nodes at the lowest
-height the one that minimizes ``metric`` is returned (ties: lexicographically smallest levels).
+gives the same count. At the lowest satisfying height, the nodes below a node that failed are
+known to fail without a check; among the k-minimal nodes there the one that minimizes
+``metric`` is returned (ties: lexicographically smallest levels).
 """
 
 from __future__ import annotations
@@ -37,26 +37,27 @@ ALGORITHM = "samarati"
 
 
 class _Marks:
-    """Known outcomes of the lattice's nodes, propagated along the order."""
+    """Known outcomes of the lattice's nodes.
+
+    No outcome is propagated during the search: a binary search never returns below a failing
+    height nor above a satisfying one, and nodes of one height are incomparable. At the end,
+    the nodes of the lowest satisfying height below a node that failed (at a greater height)
+    are known to fail without a check.
+    """
 
     def __init__(self, lattice: Lattice) -> None:
         self.lattice = lattice
         self.nodes = lattice.all_nodes()
-        self.small = self.nodes.astype(np.int8)  # levels < 128: cheap comparisons
         self.height = self.nodes.sum(axis=1)
         self.state = np.zeros(len(self.nodes), dtype=np.int8)  # 1 satisfies, -1 fails
         self.cache = SourceCache(lattice.m, capacity=64)
 
     def test(self, i: int) -> bool:
         if self.state[i] == 0:
-            node, small = self.nodes[i], self.small[i]
+            node = self.nodes[i]
             fs = self.lattice.frequency_set(range(self.lattice.m), node, self.cache.below(node))
             self.cache.add(node, fs)
-            ok = self.lattice.satisfies(fs)
-            if ok:  # every generalization satisfies too
-                self.state[np.all(self.small >= small, axis=1)] = 1
-            else:  # no specialization can
-                self.state[np.all(self.small <= small, axis=1)] = -1
+            self.state[i] = 1 if self.lattice.satisfies(fs) else -1
         return bool(self.state[i] == 1)
 
     def exists_at(self, h: int) -> bool:
@@ -66,6 +67,13 @@ class _Marks:
         return any(self.test(int(i)) for i in at if self.state[i] == 0)
 
     def all_at(self, h: int) -> np.ndarray:
+        at = np.flatnonzero((self.height == h) & (self.state == 0))
+        failed = self.nodes[self.state == -1].astype(np.int8)  # levels < 128
+        below = np.zeros(len(at), dtype=bool)
+        for start in range(0, len(failed), 256):  # under a failed node: fails (monotone)
+            block = failed[start : start + 256]
+            below |= np.any(np.all(self.nodes[at, None, :] <= block[None], axis=2), axis=1)
+        self.state[at[below]] = -1
         at = np.flatnonzero(self.height == h)
         return self.nodes[[i for i in at if self.test(int(i))]]
 
