@@ -29,15 +29,14 @@ from anonratio.instances.privacy_specs import parse_privacy
 from anonratio.instances.table import Hierarchy
 from anonratio.instances.validation import check_instance
 
-__all__ = ["anonymize", "solve", "sweep", "AnonymizationResult", "RECODING"]
-
-#: how each k-anonymity algorithm publishes: one level per attribute for the whole table
-#: (global) or per equivalence class (local)
-RECODING = {
-    "samarati": "global",
-    "incognito": "global",
-    "datafly": "global",
-}
+__all__ = [
+    "anonymize",
+    "solve",
+    "sweep",
+    "published_form",
+    "unsupported_option",
+    "AnonymizationResult",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -185,7 +184,8 @@ def solve(
         Passed to algorithms that take one (the exact models).
     **options
         Options of the algorithm's function (``max_suppression=0.02``, ``privacy=...``,
-        ``metric="precision"``); an option it does not take raises ``ValueError`` naming it.
+        ``metric="precision"``); an option it does not take raises ``ValueError`` naming it
+        (:meth:`~anonratio.bench.declarations.Algorithm.with_options`).
 
     Returns
     -------
@@ -199,18 +199,7 @@ def solve(
     reason = alg.supports(instance)
     if reason is not None:
         raise ValueError(f"`algorithm` {alg.name!r} cannot run on this instance: {reason}")
-    unknown = sorted(set(options) - set(alg._accepts))
-    if unknown:
-        raise ValueError(
-            f"`{unknown[0]}` is not an option of {alg.name!r}; it takes "
-            f"{sorted(set(alg._accepts) - {'instance'})}"
-        )
-    kwargs = {**alg.options, **options}
-    if "seed" in alg._accepts:
-        kwargs["seed"] = seed
-    if "time_limit" in alg._accepts and time_limit is not None:
-        kwargs["time_limit"] = time_limit
-    solution = alg.function(instance, **kwargs)
+    solution = alg.with_options(options).run(instance, seed=seed, time_limit=time_limit)
     if solution.labels is not None:
         check = verify(instance, solution, strict=False)
         if not check.feasible:
@@ -298,49 +287,63 @@ def anonymize(
     return _publish(df, instance, solution, models, elapsed)
 
 
+#: what each k-anonymity option asks of an algorithm, for the message refusing it
+OPTION_WHAT = {
+    "privacy": "privacy models beyond k-anonymity",
+    "max_suppression": "tuple suppression",
+    "metric": "a utility metric to optimize",
+}
+
+
+def unsupported_option(algorithm: Any, options: Mapping[str, Any]) -> str | None:
+    """The first of ``options`` the registered ``algorithm`` does not take, or ``None``."""
+    return next((name for name in options if name not in algorithm._accepts), None)
+
+
 def _check_options(algorithm: str, options: dict[str, Any]) -> None:
     """Refuse an option the algorithm cannot honour, naming the pair."""
     from anonratio.bench.registry import get_algorithm
 
     alg = get_algorithm(algorithm)
-    for name in options:
-        if name not in alg._accepts:
-            what = {
-                "privacy": "privacy models beyond k-anonymity",
-                "max_suppression": "tuple suppression",
-                "metric": "a utility metric to optimize",
-            }[name]
-            raise ValueError(
-                f"`algorithm` {alg.name!r} does not support {what} (`{name}`); use samarati, "
-                f"incognito or datafly"
-            )
+    name = unsupported_option(alg, options)
+    if name is not None:
+        raise ValueError(
+            f"`algorithm` {alg.name!r} does not support {OPTION_WHAT[name]} (`{name}`); use "
+            f"samarati, incognito or datafly"
+        )
 
 
-def _publish(df, instance, solution, models, elapsed) -> tuple[pd.DataFrame, AnonymizationResult]:
-    cost = verify(instance, solution).cost
+def published_form(
+    instance: KAnonymityInstance, solution: Solution, models: Sequence[PrivacyModel]
+) -> tuple[Recoding, list[PrivacyCheck], dict[str, float]]:
+    """What a verified k-anonymity solution publishes: its recoding (the solver's, or its
+    partition's), every privacy model (k-anonymity first) checked on the published classes, and
+    the utility metrics. :class:`~anonratio.instances.errors.InfeasibleSolutionError` when a
+    model fails. The API and ``anonratio anonymize`` both publish through it."""
     recoded = solution.info.get("recoding")
     if recoded is None:
         recoded = Recoding.from_partition(instance, solution.labels, method=solution.algorithm)
-    table = instance.table
-    checks = [m.check(recoded.classes, table.sensitive) for m in [KAnonymity(instance.k), *models]]
+    sensitive = instance.table.sensitive
+    checks = [m.check(recoded.classes, sensitive) for m in [KAnonymity(instance.k), *models]]
     failed = [c for c in checks if not c.satisfied]
     if failed:
         raise InfeasibleSolutionError(
             f"the published table breaks {failed[0].model}: {failed[0].message}"
         )
+    return recoded, checks, utility(recoded, k=instance.k)
+
+
+def _publish(df, instance, solution, models, elapsed) -> tuple[pd.DataFrame, AnonymizationResult]:
+    cost = verify(instance, solution).cost
+    recoded, checks, metrics = published_form(instance, solution, models)
     bound, source = lower_bound(instance)
-    published = recoded.to_dataframe(frame=df)
-    metrics = utility(recoded, k=instance.k)
-    scheme = recoded.scheme
     levels = solution.info.get("levels")
     result = AnonymizationResult(
         algorithm=solution.algorithm,
-        recoding=f"{scheme} recoding",
+        recoding=f"{recoded.scheme} recoding",
         k=instance.k,
         cost=float(cost),
-        published_cost=float(
-            solution.info.get("published_cost", metrics.get("generalization-cost", cost))
-        ),
+        published_cost=float(metrics["generalization-cost"]),
         lower_bound=float(bound),
         bound_source=source,
         certified_ratio=float(cost / bound) if bound > 0 else (1.0 if cost == 0 else None),
@@ -353,7 +356,7 @@ def _publish(df, instance, solution, models, elapsed) -> tuple[pd.DataFrame, Ano
         solution=solution,
         recoded=recoded,
     )
-    return published, result
+    return recoded.to_dataframe(frame=df), result
 
 
 # ---------------------------------------------------------------------------------------------

@@ -80,13 +80,14 @@ def _kanon_options(args: argparse.Namespace, algo: Any) -> tuple[dict[str, Any],
         options["max_suppression"] = args.max_suppression
     if args.metric is not None:
         options["metric"] = args.metric
-    for name in options:
-        if name not in algo._accepts:
-            flag = "--" + name.replace("_", "-")
-            raise CLIError(
-                f"`{flag}` is not supported by algorithm {algo.name!r}: use samarati, incognito "
-                f"or datafly (global recoding)"
-            )
+    from anonratio.bench.api import unsupported_option
+
+    name = unsupported_option(algo, options)
+    if name is not None:
+        raise CLIError(
+            f"`--{name.replace('_', '-')}` is not supported by algorithm {algo.name!r}: use "
+            f"samarati, incognito or datafly (global recoding)"
+        )
     return options, models
 
 
@@ -127,26 +128,16 @@ def _publish(
     models: list,
     data: Any,
     hier: list,
-) -> tuple[Path, Any, list]:
-    """Check and write the published table; ``(path, recoding, privacy checks)``."""
-    from anonratio.instances.kanonymity.recoding import Recoding
-    from anonratio.instances.privacy import KAnonymity
+) -> tuple[Path, Any, list, dict[str, float]]:
+    """Check and write the published table; ``(path, recoding, privacy checks, metrics)``."""
+    from anonratio.bench.api import published_form
 
-    recoded = solution.info.get("recoding")
-    if recoded is None:
-        recoded = Recoding.from_partition(instance, solution.labels, method=solution.algorithm)
-    checks = [
-        m.check(recoded.classes, instance.table.sensitive)
-        for m in [KAnonymity(instance.k), *models]
-    ]
-    failing = [c for c in checks if not c.satisfied]
-    if failing:  # pragma: no cover - the algorithms enforce their models
-        raise RunFailure(f"the published table breaks {failing[0].model}: {failing[0].message}")
+    recoded, checks, metrics = published_form(instance, solution, models)
     published = recoded.to_dataframe(frame=data.frame)
     if list(published.columns) != list(data.frame.columns) or len(published) != len(data.frame):
         raise RunFailure("the published table does not have the input's rows and columns")
     out = write_published(published, args.out, data, protect=hier)
-    return out, recoded, checks
+    return out, recoded, checks, metrics
 
 
 def _print_text(args: argparse.Namespace, info: dict[str, Any]) -> None:
@@ -192,9 +183,7 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
     what = f"k={args.k} ({model})"
     record = run_verified(args, instance, algo, what, len(qi), options)
     solution = record.solution
-    out, recoded, checks = _publish(args, instance, solution, models, data, hier)
-    from anonratio.instances.kanonymity.metrics import utility
-
+    out, recoded, checks, metrics = _publish(args, instance, solution, models, data, hier)
     labels = solution.labels
     info = {
         "data": args.data,
@@ -208,7 +197,7 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
         "status": record.status,
         "verified": record.verified,
         "cost": record.cost,
-        "published_cost": solution.info.get("published_cost", record.cost),
+        "published_cost": metrics["generalization-cost"],
         "lower_bound": record.lower_bound,
         "lower_bound_source": record.lower_bound_source,
         "certified_ratio": record.certified_ratio,
@@ -219,7 +208,7 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
         "levels": solution.info.get("levels"),
         "suppressed": recoded.n_suppressed,
         "privacy": {c.model: "ok" if c.satisfied else "fails" for c in checks},
-        "metrics": utility(recoded, k=instance.k),
+        "metrics": metrics,
         "time_s": record.time_s,
     }
     if args.json:
