@@ -24,9 +24,9 @@ The search
 attribute-wise; their distances are at most ``cost(lam) = sum_j t_j(lam_j)`` (monotonicity).
 
 1. *Bounds* (:func:`_window_bounds`). Sorting the rows lexicographically by their groups (top
-   levels first) in a few attribute orders puts similar rows side by side; the ``q``-th smallest
-   canonical distance from ``a`` to the distinct rows in its windows is a distance to ``q`` real
-   rows, hence ``tau_a >= d_q(a)``, ``a``'s ``q``-th nearest distance.
+   levels first) in ``_ORDERS`` attribute orders puts similar rows side by side; the ``q``-th
+   smallest canonical distance from ``a`` to the distinct rows in its windows is a distance to
+   ``q`` real rows, hence ``tau_a >= d_q(a)``, ``a``'s ``q``-th nearest distance.
 2. *Balls* (:class:`_Balls`). A depth-first enumeration fixes ``lam`` attribute by attribute
    (order ``perm``); a node keeps only the blocks of rows sharing their groups so far that hold two
    rows or more and a query ``a`` whose budget ``tau_a`` covers the partial cost (terms are
@@ -38,15 +38,24 @@ attribute-wise; their distances are at most ``cost(lam) = sum_j t_j(lam_j)`` (mo
    the emitted pairs hold all rows within ``d_q(a)``, ties included; sorted by ``(canonical
    distance, index)``, their first ``q`` are the answer. ``eps = 1e-9 (1 + sum_j w_j)`` is added
    to every ``tau_a`` against the rounding of partial sums taken in another order.
-3. *Scan* (:func:`_scan`). Blocked distances to every row from joint float32 tables (a few
-   lookups per pair, error below ``1e-6 sum_j w_j``), the rows within ``tau_a + 1e-5 (1 +
-   sum_j w_j)`` re-evaluated canonically and selected as above: exact for the same reason.
+3. *Boxes* (:mod:`~anonratio.instances.kanonymity.neighbor_boxes`). The pigeonhole principle
+   over two halves of the attributes: every pair within ``2θ`` shares a cell of a maximal level
+   vector of one half within ``θ``; cell mates are compared in contiguous slices, the bounds
+   shrink as neighbours are found, and the rows whose ``q``-th nearest lies beyond ``2θ`` are
+   finished on one half with budget ``tau_a − θ``, or by the scan.
+4. *Scan* (:func:`~anonratio.instances.kanonymity.distance_terms.scan`). Blocked distances to
+   every row from joint float32 tables (a few lookups per pair, error below ``1e-6 sum_j
+   w_j``), the rows within ``tau_a + 1e-5 (1 + sum_j w_j)`` re-evaluated canonically and
+   selected as above: exact for the same reason.
 
-The balls cost about ``u · V`` row visits for ``V`` level vectors within the bounds: few on real
-tables (Adult: ~20), tens of thousands on uniform random ones, where the scan (O(u² g) for ``g``
-joint tables) is cheaper. :func:`nearest_neighbors` counts ``V`` at the median bound and picks;
-the balls also give way to the scan after ``_WORK_RATIO · u²`` row visits, and up to
-``_BRUTE_MAX`` rows are compared directly.
+:func:`nearest_neighbors` compares up to ``_BRUTE_MAX`` rows directly. Beyond, the boxes run
+when their cost model (the pairs their cells hold if the attributes were independent, and the
+rows a seeded sample says they leave to the scan) beats the scan: on uniform random tables they
+evaluate a few thousand pairs per row where the scan evaluates ``u``, and on Adult they take
+about half the time of the balls. Otherwise the balls run when few level vectors lie within the
+median bound (they cost about ``u · V`` row visits for ``V`` such vectors, ~20 on Adult), giving
+way to the scan after ``_WORK_RATIO · u²`` row visits; otherwise the scan (O(u² g) for ``g``
+joint tables).
 """
 
 from __future__ import annotations
@@ -54,6 +63,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+from anonratio.instances.kanonymity.distance_terms import (
+    Attribute,
+    attributes,
+    brute_force,
+    canonical,
+    scale,
+    scan,
+    select,
+)
+from anonratio.instances.kanonymity.neighbor_boxes import box_search, plan_boxes
 from numpy.typing import ArrayLike
 
 if TYPE_CHECKING:
@@ -61,73 +80,18 @@ if TYPE_CHECKING:
 
 __all__ = ["pairwise_distances", "nearest_neighbors"]
 
-#: largest number of distinct values of an attribute whose V x V level table is precomputed
-_TABLE_CAP = 4096
 #: at most this many rows: blocked brute force instead of the trie search
 _BRUTE_MAX = 1024
-#: largest joint value count of the scan's tables of summed terms (8 MB of float64)
-_JOINT_CAP = 1024
 #: sorted orders whose windows bound each row's q-th nearest distance
-_ORDERS = 8
+_ORDERS = 2
 #: the ball search runs when at most this many level vectors lie within the median bound
 _VECTORS_MAX = 2000
 #: ... and gives way to the scan after this many row visits per pair of rows
 _WORK_RATIO = 0.5
-#: pairs evaluated per block (brute force) or aimed at per query block (trie search)
+#: pairs evaluated per block
 _BLOCK = 1 << 21
-
-
-# ---------------------------------------------------------------------------------------------
-# per-attribute levels and terms
-# ---------------------------------------------------------------------------------------------
-class _Attribute:
-    """Level lookups of one attribute over the values present in some rows.
-
-    ``codes`` are the rows' positions among the present values; :meth:`level` gives
-    ``L_j`` for pairs of positions, from a ``V x V`` table when ``V <= _TABLE_CAP`` and from the
-    group columns otherwise. ``terms[L] = (w_j * L) / l_j``.
-    """
-
-    def __init__(self, groups: np.ndarray, weight: float, column: np.ndarray) -> None:
-        present, codes = np.unique(column, return_inverse=True)
-        self.codes = codes.reshape(-1).astype(np.int64)
-        height = groups.shape[1] - 1
-        self.height = height
-        self.groups = groups[present, :height]
-        self.terms = weight * np.arange(height + 1) / height
-        v = len(present)
-        self.table: np.ndarray | None = None
-        if v <= _TABLE_CAP:
-            g = self.groups
-            levels = np.zeros((v, v), dtype=np.int8 if height < 128 else np.int32)
-            for t in range(height):
-                levels += g[:, None, t] != g[None, :, t]
-            self.table = levels.ravel()
-        self.v = v
-
-    def level(self, ca: np.ndarray, cb: np.ndarray) -> np.ndarray:
-        """``L_j`` of the value pairs ``(ca[i], cb[i])`` (broadcasting)."""
-        if self.table is not None:
-            return self.table[ca * self.v + cb]
-        out = np.zeros(np.broadcast(ca, cb).shape, dtype=np.int32)
-        for t in range(self.height):
-            out += self.groups[ca, t] != self.groups[cb, t]
-        return out
-
-
-def _attributes(instance: KAnonymityInstance, rows: np.ndarray) -> list[_Attribute]:
-    weights = instance.table.weights
-    return [
-        _Attribute(h.groups, weights[j], rows[:, j]) for j, h in enumerate(instance.hierarchies)
-    ]
-
-
-def _canonical(attrs: list[_Attribute], ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
-    """Canonical ``w`` of the row pairs ``(ia, ib)`` (broadcasting): terms added in order."""
-    out = np.zeros(np.broadcast(ia, ib).shape)
-    for at in attrs:
-        out += at.terms[at.level(at.codes[ia], at.codes[ib])]
-    return out
+#: force one search: "balls", "boxes" or "scan" (tests); None: the cheapest
+_FORCE: str | None = None
 
 
 def pairwise_distances(
@@ -143,10 +107,10 @@ def pairwise_distances(
     a = np.asarray(rows_a)
     b = a if rows_b is None else np.asarray(rows_b)
     both = np.concatenate([a, b]).reshape(-1, len(instance.hierarchies))
-    attrs = _attributes(instance, both)
+    attrs = attributes(instance, both)
     ia = np.arange(a.shape[0])[:, None]
     ib = a.shape[0] + np.arange(b.shape[0])[None, :]
-    return _canonical(attrs, ia, ib)
+    return canonical(attrs, ia, ib)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -169,10 +133,11 @@ def nearest_neighbors(
 
     Notes
     -----
-    O(R u (q m + log u)) for the bounds (``R = _ORDERS`` sorted orders); then O(u V log u) for
-    the balls (``V`` level vectors within the bounds, see the module docstring) or O(u² g) for
-    the scan (``g`` joint tables). Memory O(u (m + R q)) plus the emitted pairs (about the
-    records within each bound) or one block of ``_BLOCK`` distances.
+    O(R u (q m + log u)) for the bounds (``R = _ORDERS`` sorted orders); then O(P + B u log u)
+    for the boxes (``P`` pairs sharing a cell of one of ``B`` boxes: about 7,000 per row on a
+    uniform random table of 100k rows, 8 attributes, q = 9), O(u V log u) for the balls (``V``
+    level vectors within the bounds) or O(u² g) for the scan (``g`` joint tables). Memory O(u
+    (m + q)) plus, for the balls, the emitted pairs (about the records within each bound).
     """
     if unique is None:
         unique = instance.unique_records[0]
@@ -181,32 +146,16 @@ def nearest_neighbors(
     q = max(0, min(int(n_neighbors), u - 1))
     if q == 0:
         return np.empty((u, 0), dtype=np.int64), np.empty((u, 0))
-    attrs = _attributes(instance, unique)
+    attrs = attributes(instance, unique)
     if u <= _BRUTE_MAX:
-        return _brute_force(attrs, u, q)
+        return brute_force(attrs, u, q)
     return _search(attrs, u, q)
-
-
-def _brute_force(attrs: list[_Attribute], u: int, q: int) -> tuple[np.ndarray, np.ndarray]:
-    """Blocked exact scan: canonical distances to every row, stable sort (ties by index)."""
-    index = np.empty((u, q), dtype=np.int64)
-    dist = np.empty((u, q))
-    step = max(1, _BLOCK // u)
-    cols = np.arange(u)[None, :]
-    for lo in range(0, u, step):
-        rows = np.arange(lo, min(u, lo + step))[:, None]
-        d = _canonical(attrs, rows, cols)
-        d[np.arange(len(rows)), rows[:, 0]] = np.inf
-        o = np.argsort(d, axis=1, kind="stable")[:, :q]
-        index[rows[:, 0]] = o
-        dist[rows[:, 0]] = np.take_along_axis(d, o, axis=1)
-    return index, dist
 
 
 # ---------------------------------------------------------------------------------------------
 # the ball search
 # ---------------------------------------------------------------------------------------------
-def _sort_order(attrs: list[_Attribute], steps: list[tuple[int, int]], u: int) -> np.ndarray:
+def _sort_order(attrs: list[Attribute], steps: list[tuple[int, int]], u: int) -> np.ndarray:
     """Rows sorted lexicographically by their groups along ``steps`` (coarse first)."""
     rank = np.zeros(u, dtype=np.int64)
     for j, t in steps:  # mixed-radix rank, re-ranked before it overflows
@@ -218,7 +167,7 @@ def _sort_order(attrs: list[_Attribute], steps: list[tuple[int, int]], u: int) -
     return np.argsort(rank, kind="stable")
 
 
-def _window_bounds(attrs: list[_Attribute], u: int, q: int) -> np.ndarray:
+def _window_bounds(attrs: list[Attribute], u: int, q: int) -> np.ndarray:
     """``tau[a]``: an upper bound on ``a``'s q-th nearest distance, O(R u q (m + log u)).
 
     The rows are sorted lexicographically by their groups, top levels first, in ``_ORDERS``
@@ -231,20 +180,28 @@ def _window_bounds(attrs: list[_Attribute], u: int, q: int) -> np.ndarray:
     perms = [np.arange(m), np.arange(m)[::-1]] + [rng.permutation(m) for _ in range(_ORDERS - 2)]
     top = max(at.height for at in attrs)
     offsets = np.r_[np.arange(-q - 1, 0), np.arange(1, q + 2)]
-    cands = []
+    places = []
     for js in perms[:_ORDERS]:
         steps = [(j, attrs[j].height - r) for r in range(1, top + 1) for j in js]
         order = _sort_order(attrs, [(j, t) for j, t in steps if t >= 0], u)
         where = np.empty(u, dtype=np.int64)
         where[order] = np.arange(u)
-        cands.append(order[np.clip(where[:, None] + offsets[None, :], 0, u - 1)])
-    cand = np.sort(np.concatenate(cands, axis=1), axis=1)
+        places.append((order, where))
     tau = np.empty(u)
-    step = max(1, _BLOCK // cand.shape[1])
-    for lo in range(0, u, step):
+    step = max(1, _BLOCK // (len(places) * len(offsets)))
+    for lo in range(0, u, step):  # blocks of rows: memory O(_BLOCK)
         rows = np.arange(lo, min(u, lo + step))[:, None]
-        c = cand[lo : lo + step]
-        d = _canonical(attrs, rows, c)
+        c = np.sort(
+            np.concatenate(
+                [
+                    order[np.clip(where[rows] + offsets[None, :], 0, u - 1)]
+                    for order, where in places
+                ],
+                axis=1,
+            ),
+            axis=1,
+        )
+        d = canonical(attrs, rows, c)
         d[(c == rows) | np.c_[np.zeros(len(c), dtype=bool), c[:, 1:] == c[:, :-1]]] = np.inf
         tau[lo : lo + step] = np.partition(d, q - 1, axis=1)[:, q - 1]
     return tau
@@ -265,7 +222,7 @@ class _Balls:
     ``a`` allows: every pair with ``w(a, b) <= tau[a]`` exactly once, and no other.
     """
 
-    def __init__(self, attrs: list[_Attribute], tau: np.ndarray, cap: float = np.inf) -> None:
+    def __init__(self, attrs: list[Attribute], tau: np.ndarray, cap: float = np.inf) -> None:
         self.attrs, self.tau = attrs, tau
         self.work, self.cap = 0, cap
         # most selective attributes first: blocks split early
@@ -336,23 +293,33 @@ class _Balls:
         self.pairs.append((a[exact], b[exact]))
 
 
-def _search(attrs: list[_Attribute], u: int, q: int) -> tuple[np.ndarray, np.ndarray]:
-    """Exact q nearest: window bounds, then the ball search, or the scan past its work cap."""
-    eps = 1e-9 * (1.0 + sum(float(at.terms[-1]) for at in attrs))
-    tau = _window_bounds(attrs, u, q) + eps
-    if _count_vectors(attrs, float(np.median(tau))) > _VECTORS_MAX:
-        return _scan(attrs, u, q, tau)
-    try:
-        a, b = _Balls(attrs, tau, _WORK_RATIO * float(u) * u).run(u)
-    except _TooCostly:
-        return _scan(attrs, u, q, tau)
+def _search(attrs: list[Attribute], u: int, q: int) -> tuple[np.ndarray, np.ndarray]:
+    """Exact q nearest: window bounds, then the box search when its cost model says it is
+    cheaper than the scan, else the ball search when few level vectors lie within the median
+    bound, else (or past the ball search's work cap) the scan."""
+    tau = _window_bounds(attrs, u, q) + 1e-9 * scale(attrs)
+    plan = plan_boxes(attrs, u, q, tau) if _FORCE in (None, "boxes") else None
+    if plan is not None and (_FORCE == "boxes" or plan.cost < plan.dense_cost):
+        return box_search(attrs, u, q, tau, plan)
+    few = _count_vectors(attrs, float(np.median(tau))) <= _VECTORS_MAX
+    if _FORCE == "balls" or (_FORCE is None and few):
+        try:
+            return _balls(attrs, u, q, tau)
+        except _TooCostly:
+            pass
+    return scan(attrs, u, q, tau)
+
+
+def _balls(attrs: list[Attribute], u: int, q: int, tau: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The pairs the ball search emits, evaluated canonically and selected."""
+    a, b = _Balls(attrs, tau, _WORK_RATIO * float(u) * u).run(u)
     d = np.empty(len(a))
     for lo in range(0, len(a), _BLOCK):
-        d[lo : lo + _BLOCK] = _canonical(attrs, a[lo : lo + _BLOCK], b[lo : lo + _BLOCK])
-    return _select(a, b, d, u, q)
+        d[lo : lo + _BLOCK] = canonical(attrs, a[lo : lo + _BLOCK], b[lo : lo + _BLOCK])
+    return select(a, b, d, u, q)
 
 
-def _count_vectors(attrs: list[_Attribute], budget: float) -> int:
+def _count_vectors(attrs: list[Attribute], budget: float) -> int:
     """Level vectors ``lam`` with ``sum_j t_j(lam_j) <= budget``, counted up to
     ``_VECTORS_MAX + 1``: the ball search enumerates about this many per record."""
     costs = np.zeros(1)
@@ -362,65 +329,3 @@ def _count_vectors(attrs: list[_Attribute], budget: float) -> int:
         if len(costs) > _VECTORS_MAX:
             break
     return len(costs)
-
-
-def _select(
-    a: np.ndarray, b: np.ndarray, d: np.ndarray, u: int, q: int, lo: int = 0
-) -> tuple[np.ndarray, np.ndarray]:
-    """The first ``q`` pairs of every query ``lo .. lo + u - 1`` by ``(d, b)``."""
-    o = np.lexsort((b, d, a))
-    a, b, d = a[o], b[o], d[o]
-    head = np.flatnonzero(np.r_[True, a[1:] != a[:-1]])
-    if len(head) != u or np.any(np.diff(np.r_[head, len(a)]) < q):
-        raise RuntimeError("the neighbour search lost a neighbour; please report this")
-    take = (head[:, None] + np.arange(q)[None, :]).ravel()
-    return b[take].reshape(u, q), d[take].reshape(u, q)
-
-
-def _joint_tables(attrs: list[_Attribute]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Attributes grouped into joint ``P x P`` tables of the summed terms (``P <= _JOINT_CAP``)
-    and every row's joint code: an approximate ``w`` (another summation order) in few lookups."""
-    out: list[tuple[np.ndarray, np.ndarray]] = []
-    for at in attrs:
-        v = np.arange(at.v)
-        s = at.terms[at.level(v[:, None], v[None, :])] if at.v <= _TABLE_CAP else None
-        if s is None:
-            continue
-        if out and out[-1][0].shape[0] * at.v <= _JOINT_CAP:
-            tab, code = out[-1]
-            p = tab.shape[0]
-            tab = (tab[:, None, :, None] + s[None, :, None, :]).reshape(p * at.v, p * at.v)
-            out[-1] = (tab, code * at.v + at.codes)
-        else:
-            out.append((s, at.codes.copy()))
-    return [(tab.astype(np.float32), code) for tab, code in out]
-
-
-def _scan(
-    attrs: list[_Attribute], u: int, q: int, tau: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Blocked scan: approximate distances to every row, the rows within ``tau`` (plus the
-    rounding margin) re-evaluated canonically and selected. O(u² g) for ``g`` tables."""
-    joint = _joint_tables(attrs)
-    wide = [at for at in attrs if at.v > _TABLE_CAP]
-    eps = 1e-5 * (1.0 + sum(float(at.terms[-1]) for at in attrs))  # float32 sums: < 1e-6
-    index = np.empty((u, q), dtype=np.int64)
-    dist = np.empty((u, q))
-    step = max(1, _BLOCK // u)
-    cols = np.arange(u)
-    for lo in range(0, u, step):
-        rows = np.arange(lo, min(u, lo + step))
-        approx = np.zeros((len(rows), u), dtype=np.float32)
-        tmp = np.empty_like(approx)
-        for tab, code in joint:
-            approx += np.take(tab[code[rows]], code, axis=1, out=tmp)
-        for at in wide:
-            approx += at.terms[at.level(at.codes[rows][:, None], at.codes[None, :])].astype(
-                np.float32
-            )
-        approx[np.arange(len(rows)), rows] = np.inf
-        r, c = np.nonzero(approx <= tau[rows][:, None] + eps)
-        a = rows[r]
-        d = _canonical(attrs, a, cols[c])
-        index[rows], dist[rows] = _select(a - lo, c, d, len(rows), q)
-    return index, dist

@@ -6,6 +6,8 @@ import tracemalloc
 import numpy as np
 import pytest
 from anonratio.instances import KAnonymityInstance, Table
+from anonratio.instances.kanonymity import distance_terms as dt
+from anonratio.instances.kanonymity import neighbor_boxes as nbx
 from anonratio.instances.kanonymity import neighbors as nb
 from anonratio.instances.kanonymity.gadgets import graph_representation_pair
 from anonratio.instances.kanonymity.generators import categorical_table, random_table
@@ -15,14 +17,45 @@ from hypothesis import strategies as st
 
 SETTINGS = settings(max_examples=120, deadline=None, derandomize=True)
 
-#: module settings that force one search path
+#: module settings that force one search path: (module, name, value)
 PATHS = {
-    "brute": {"_BRUTE_MAX": 10**9},
-    "scan": {"_BRUTE_MAX": 0, "_VECTORS_MAX": -1},
-    "balls": {"_BRUTE_MAX": 0, "_VECTORS_MAX": 10**9, "_WORK_RATIO": np.inf},
-    "balls-wide": {"_BRUTE_MAX": 0, "_VECTORS_MAX": 10**9, "_WORK_RATIO": np.inf, "_TABLE_CAP": 1},
-    "scan-wide": {"_BRUTE_MAX": 0, "_VECTORS_MAX": -1, "_TABLE_CAP": 1},
-    "capped": {"_BRUTE_MAX": 0, "_VECTORS_MAX": 10**9, "_WORK_RATIO": 1e-6},
+    "brute": [(nb, "_BRUTE_MAX", 10**9)],
+    "scan": [(nb, "_BRUTE_MAX", 0), (nb, "_FORCE", "scan")],
+    "balls": [(nb, "_BRUTE_MAX", 0), (nb, "_FORCE", "balls"), (nb, "_WORK_RATIO", np.inf)],
+    "balls-wide": [
+        (nb, "_BRUTE_MAX", 0),
+        (nb, "_FORCE", "balls"),
+        (nb, "_WORK_RATIO", np.inf),
+        (dt, "_TABLE_CAP", 1),
+    ],
+    "scan-wide": [(nb, "_BRUTE_MAX", 0), (nb, "_FORCE", "scan"), (dt, "_TABLE_CAP", 1)],
+    # the ball search past its work cap gives way to the scan
+    "capped": [
+        (nb, "_BRUTE_MAX", 0),
+        (nb, "_FORCE", "balls"),
+        (nb, "_VECTORS_MAX", 10**9),
+        (nb, "_WORK_RATIO", 1e-6),
+    ],
+    # whichever the cost model picks
+    "default": [(nb, "_BRUTE_MAX", 0)],
+    "boxes": [(nb, "_BRUTE_MAX", 0), (nb, "_FORCE", "boxes")],
+    # the smallest budget: most rows are left to round 2
+    "boxes-round2": [(nb, "_BRUTE_MAX", 0), (nb, "_FORCE", "boxes"), (nbx, "_QUANTILES", [0.0])],
+    # ... and their cell mates on one half, never the scan
+    "boxes-mates": [
+        (nb, "_BRUTE_MAX", 0),
+        (nb, "_FORCE", "boxes"),
+        (nbx, "_QUANTILES", [0.0]),
+        (nbx, "_MATE_COST", 0.0),
+        (nbx, "_BLOCK", 5),
+    ],
+    # the largest budget, small slices: most rows settled in round 1
+    "boxes-round1": [
+        (nb, "_BRUTE_MAX", 0),
+        (nb, "_FORCE", "boxes"),
+        (nbx, "_QUANTILES", [1.0]),
+        (nbx, "_CHUNK", 7),
+    ],
 }
 
 
@@ -44,9 +77,9 @@ def _reference(instance, rows, q):
     return index, np.take_along_axis(d, index, axis=1), d
 
 
-def _run(monkeypatch, path, instance, q, rows=None):
-    for name, value in PATHS[path].items():
-        monkeypatch.setattr(nb, name, value)
+def _run(monkeypatch, path, instance, q, rows=None, extra=()):
+    for module, name, value in [*PATHS[path], *extra]:
+        monkeypatch.setattr(module, name, value)
     return nb.nearest_neighbors(instance, q, rows)
 
 
@@ -107,11 +140,15 @@ def test_default_paths_agree_on_a_larger_table(monkeypatch):
     inst = KAnonymityInstance(random_table(3000, 6, seed=3), 5, model="generalization")
     rows = inst.unique_records[0]
     results = {}
-    for path in ("scan", "balls"):
+    paths = ("scan", "balls", "boxes", "boxes-round1", "boxes-round2", "boxes-mates")
+    for path in paths:
         with monkeypatch.context() as mp:
-            results[path] = _run(mp, path, inst, 4, rows)
-    np.testing.assert_array_equal(results["scan"][0], results["balls"][0])
-    np.testing.assert_array_equal(results["scan"][1], results["balls"][1])
+            # slices and blocks of thousands, not of 7 and 5
+            larger = [(nbx, "_CHUNK", 4096), (nbx, "_BLOCK", 4096)] if "boxes" in path else []
+            results[path] = _run(mp, path, inst, 4, rows, larger)
+    for path in paths[1:]:
+        np.testing.assert_array_equal(results["scan"][0], results[path][0])
+        np.testing.assert_array_equal(results["scan"][1], results[path][1])
     d = nb.pairwise_distances(inst, rows[:50], rows)
     d[np.arange(50), np.arange(50)] = np.inf
     np.testing.assert_array_equal(np.sort(d, axis=1)[:, :4], results["scan"][1][:50])
@@ -157,7 +194,7 @@ def test_no_neighbours():
 
 
 @pytest.mark.skipif(not os.environ.get("ANONRATIO_DATASETS"), reason="ANONRATIO_DATASETS unset")
-@pytest.mark.parametrize("path", ["scan", "balls"])
+@pytest.mark.parametrize("path", ["scan", "balls", "boxes"])
 def test_adult_sample(monkeypatch, path):
     from anonratio.instances.loaders import load_adult
 
@@ -174,3 +211,26 @@ def test_adult_sample(monkeypatch, path):
     ref = np.lexsort((np.broadcast_to(np.arange(len(rows)), full.shape), full), axis=1)[:, :9]
     np.testing.assert_array_equal(index, ref)
     np.testing.assert_array_equal(dist, np.take_along_axis(full, ref, axis=1))
+
+
+@SETTINGS
+@given(inst=instances(), budget=st.floats(0, 6))
+def test_boxes_are_the_maximal_vectors_within_budget(inst, budget):
+    attrs = dt.attributes(inst, inst.unique_records[0])
+    share = [np.ones(at.height + 1) for at in attrs]
+    half = nbx._Half(attrs, tuple(range(len(attrs))), share)
+    boxes = half.boxes(budget)
+    grid, within = half.grid, half.cost <= budget
+    dominated = (grid[:, None, :] <= grid[boxes][None, :, :]).all(axis=2)
+    assert np.all(within[boxes])
+    np.testing.assert_array_equal(dominated.any(axis=1), within)  # they cover the budget, only
+    assert np.all(dominated[boxes].sum(axis=1) == 1)  # none dominates another
+    first = half.first_box(boxes)
+    np.testing.assert_array_equal(first[within], dominated[within].argmax(axis=1))
+    assert np.all(first[~within] == len(boxes))
+
+
+def test_box_plan_refuses_what_it_cannot_split():
+    one = KAnonymityInstance(random_table(50, 1, seed=0), 2, model="generalization")
+    attrs = dt.attributes(one, one.unique_records[0])
+    assert nbx.plan_boxes(attrs, len(attrs[0].codes), 3, np.full(len(attrs[0].codes), 9.0)) is None

@@ -6,6 +6,7 @@ import networkx as nx
 import numpy as np
 import pytest
 from anonratio.instances import Hierarchy, KAnonymityInstance, Table, lower_bound, verify
+from anonratio.instances.kanonymity import distance_terms
 from anonratio.instances.kanonymity import neighbors as neighbors_module
 from anonratio.instances.kanonymity.instance import nearest_neighbors, pairwise_distances
 from anonratio.solvers import k_anonymize
@@ -188,8 +189,8 @@ def test_validation():
 # ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("cap, sample", [(2048, 256), (6, 3), (1, 2)])
 def test_nearest_neighbors(monkeypatch, cap, sample):
-    # the search moved to the neighbors module: table cap and brute-force size there
-    monkeypatch.setattr(neighbors_module, "_TABLE_CAP", cap)
+    # the table cap lives with the distance terms, the brute-force size with the search
+    monkeypatch.setattr(distance_terms, "_TABLE_CAP", cap)
     monkeypatch.setattr(neighbors_module, "_BRUTE_MAX", sample)
     rng = np.random.default_rng(cap)
     for model, weights in [("suppression", False), ("generalization", True)]:
