@@ -24,7 +24,7 @@ from anonratio.instances.hierarchies import (
     parse_rows,
     read_hierarchy,
 )
-from anonratio.instances.table import Hierarchy, Table
+from anonratio.instances.table import Hierarchy, Table, stripped_labels
 
 __all__ = [
     "DATASETS_ENV",
@@ -242,8 +242,8 @@ def table_from_csv(
         )
     hier = _resolve_hierarchies(file, hierarchies, columns)
     for c, h in hier.items():  # a value missing from its hierarchy, named with its line
-        index = pd.Index(h.labels[0])
-        missing = np.flatnonzero(index.get_indexer(frame[c].astype(str).str.strip()) < 0)
+        rows, labels = stripped_labels(frame[c])
+        missing = np.flatnonzero(pd.Index(h.labels[0]).get_indexer(labels)[rows] < 0)
         if len(missing):
             i = int(missing[0])
             raise InstanceFormatError(

@@ -24,6 +24,21 @@ __all__ = ["Hierarchy", "Table"]
 SUPPRESSED = "*"
 
 
+def stripped_labels(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """A column's cells as strings stripped of surrounding blanks: ``labels[rows]``.
+
+    Each distinct cell is converted and stripped once (``labels`` may repeat a string).
+    """
+    rows, uniques = pd.factorize(column)
+    labels = pd.Index(uniques, dtype=object).astype(str).str.strip()
+    missing = np.flatnonzero(rows < 0)  # None, NaN, ...: each as str() makes it
+    if len(missing):
+        rows = rows.copy()
+        rows[missing] = len(labels) + np.arange(len(missing))
+        labels = labels.append(pd.Index(column.iloc[missing].astype(str).str.strip()))
+    return rows, labels
+
+
 def _readonly(a: ArrayLike, dtype: DTypeLike) -> np.ndarray:
     a = np.array(a, dtype=dtype, copy=True)
     a.setflags(write=False)
@@ -353,20 +368,19 @@ class Table:
         values: list[tuple[str, ...]] = []
         hier: list[Hierarchy | None] = []
         for c in qi:
-            col = df[c].astype(str).str.strip()
+            rows, labels = stripped_labels(df[c])
             h = given.get(c)
             if h is None:
-                cat = pd.Categorical(col)
-                codes.append(cat.codes)
+                cat = pd.Categorical(labels)
+                codes.append(cat.codes[rows])
                 values.append(tuple(cat.categories))
                 hier.append(None)
                 continue
             if not isinstance(h, Hierarchy):
                 h = Hierarchy.from_rows(h, attribute=c)
-            index = pd.Index(h.labels[0])
-            code = index.get_indexer(col)
+            code = pd.Index(h.labels[0]).get_indexer(labels)[rows]
             if np.any(code < 0):
-                missing = col[code < 0].iloc[0]
+                missing = labels[rows[np.argmax(code < 0)]]
                 raise InstanceFormatError(
                     f"hierarchy of attribute {c!r} has no row for value {missing!r}"
                 )
@@ -375,8 +389,9 @@ class Table:
             hier.append(h)
         s_codes = s_values = None
         if sensitive is not None:
-            cat = pd.Categorical(df[sensitive].astype(str).str.strip())
-            s_codes, s_values = cat.codes, tuple(cat.categories)
+            rows, labels = stripped_labels(df[sensitive])
+            cat = pd.Categorical(labels)
+            s_codes, s_values = cat.codes[rows], tuple(cat.categories)
         return cls(
             np.column_stack(codes),
             tuple(qi),
