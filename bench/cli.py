@@ -1,4 +1,5 @@
-"""The ``anonratio`` command line: list, generate, solve, run, report, anonymize, gate, reference.
+"""The ``anonratio`` command line: list, generate, solve, run, report, anonymize, gate, reference,
+peers, hunt.
 
 This module holds the parser and the entry point :func:`main`; the commands are in
 :mod:`anonratio.bench.cli_commands`, :mod:`anonratio.bench.cli_anonymize`,
@@ -25,6 +26,7 @@ Examples
     anonratio run my-study.toml --out results/my-study
     anonratio gate
     anonratio reference update
+    anonratio hunt forest --problem-params k=2 --size 6 --budget 60 --out hunt-forest
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from anonratio.bench.cli_common import (
 )
 from anonratio.bench.cli_reference import add_reference_parser
 from anonratio.bench.gate import add_gate_parser
+from anonratio.bench.hunt_cli import add_hunt_parser
 from anonratio.bench.peers import add_peers_parser
 
 __all__ = ["main", "build_parser", "CLIError", "RunFailure"]
@@ -213,6 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_reference_parser(sub)
     add_gate_parser(sub)
     add_peers_parser(sub)
+    add_hunt_parser(sub)
     return parser
 
 

@@ -24,6 +24,7 @@ from anonratio.instances.validation import check_int, check_random_state
 __all__ = [
     "Algorithm",
     "Family",
+    "Hunt",
     "KINDS",
     "coerce_param",
     "exact_guarantee",
@@ -279,3 +280,27 @@ class Family:
         }
         meta.update(extra)
         return instance, meta
+
+
+@dataclass(frozen=True)
+class Hunt:
+    """How the worst-case hunter (:mod:`anonratio.bench.hunt`) searches one problem.
+
+    Parameters
+    ----------
+    problem : str
+    family : str
+        The family the hunt's starting instances come from.
+    moves : tuple of (name, callable)
+        ``move(instance, rng) -> instance``, or ``ValueError`` when it does not apply.
+    size_param : str
+        The family parameter the hunt's ``size`` sets (``"n"``).
+    fixed : mapping
+        Family parameters that suit small instances (``{"r": 2}``); the user's win.
+    """
+
+    problem: str
+    family: str
+    moves: tuple[tuple[str, Callable[..., Any]], ...]
+    size_param: str = "n"
+    fixed: Mapping[str, Any] = field(default_factory=dict)

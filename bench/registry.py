@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from anonratio.bench.declarations import KINDS, Algorithm, Family, coerce_param
+from anonratio.bench.declarations import KINDS, Algorithm, Family, Hunt, coerce_param
 from anonratio.bench.problems import PROBLEMS
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "KINDS",
     "REGISTRY",
     "FAMILIES",
+    "HUNTS",
     "ALIASES",
     "get_algorithm",
     "canonical_name",
@@ -53,6 +54,9 @@ def _collect() -> tuple[dict[str, Algorithm], dict[str, str], dict[str, Family]]
 #: former name -> registry name
 #: name -> Family
 REGISTRY, ALIASES, FAMILIES = _collect()
+
+#: problem -> how the worst-case hunter searches it (the problem modules' ``HUNTS``)
+HUNTS: dict[str, Hunt] = {h.problem: h for module in PROBLEMS for h in getattr(module, "HUNTS", ())}
 
 
 def canonical_name(name: str) -> str:

@@ -20,7 +20,7 @@ Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009, §4 
 11), §5 (experiments, Figure 7).
 """
 
-from anonratio.bench.declarations import Algorithm, Family, exact_guarantee
+from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee
 from anonratio.exact.bin_covering import solve_cbc, solve_cpsat, solve_highs
 from anonratio.instances.bin_covering import (
     CENSUS_FILES,
@@ -30,6 +30,7 @@ from anonratio.instances.bin_covering import (
     uniform_instance,
     zipf_instance,
 )
+from anonratio.instances.bin_covering.moves import MOVES
 from anonratio.solvers.bin_covering.fold import fold, fold_guarantee
 from anonratio.solvers.bin_covering.relaxed_scheme import relaxed_guarantee, relaxed_scheme
 from anonratio.solvers.bin_covering.simplified_spread import (
@@ -38,7 +39,7 @@ from anonratio.solvers.bin_covering.simplified_spread import (
 )
 from anonratio.solvers.bin_covering.spread import spread, spread_guarantee
 
-__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "ORDERS", "RELAXED_EPSILON"]
+__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "HUNTS", "ORDERS", "RELAXED_EPSILON"]
 
 PROBLEM = "bin-covering"
 
@@ -224,3 +225,7 @@ ALGORITHMS = (
         for function, short, solver in _EXACT
     ),
 )
+
+#: the worst-case hunter starts from a few uniform items (k = 10) and resizes, duplicates and
+#: deletes items
+HUNTS = (Hunt(PROBLEM, "bc-uniform", MOVES, fixed={"k": 10, "low": 1, "high": 12}),)

@@ -13,7 +13,7 @@ G. Aggarwal, T. Feder, K. Kenthapadi, S. Khuller, R. Panigrahy, D. Thomas, A. Zh
 Anonymity via Clustering". PODS 2006.
 """
 
-from anonratio.bench.declarations import Algorithm, Family, exact_guarantee, no_guarantee
+from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee, no_guarantee
 from anonratio.exact.clustering import solve_cbc, solve_cpsat, solve_highs
 from anonratio.instances.clustering.gadgets import random_formula, sat_gadget
 from anonratio.instances.clustering.generators import (
@@ -25,6 +25,7 @@ from anonratio.instances.clustering.generators import (
     planted_instance,
     uniform_points,
 )
+from anonratio.instances.clustering.moves import MOVES
 from anonratio.solvers.clustering.greedy_gather import greedy_gather
 from anonratio.solvers.clustering.kr_center import kr_center
 from anonratio.solvers.clustering.min_size_kmeans import min_size_kmeans
@@ -33,7 +34,7 @@ from anonratio.solvers.clustering.r_cellular import r_cellular
 from anonratio.solvers.clustering.r_eps_gather import r_eps_gather
 from anonratio.solvers.clustering.r_gather import r_gather
 
-__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "PREFIX"]
+__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "HUNTS", "PREFIX"]
 
 #: the five problems of the paper, declared here together
 PROBLEM = ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular")
@@ -339,4 +340,17 @@ ALGORITHMS = (
         for problem in PROBLEM
         for function, short, solver in _EXACT
     ),
+)
+
+#: the worst-case hunter starts from a few uniform points in the plane (clusters of r = 2; k = 2
+#: centers) and moves, duplicates and deletes points
+HUNTS = tuple(
+    Hunt(problem, f"{PREFIX[problem]}-uniform", MOVES, fixed=fixed)
+    for problem, fixed in (
+        ("r-gather", {"r": 2}),
+        ("r-eps-gather", {"r": 2}),
+        ("kr-center", {"k": 2, "r": 2}),
+        ("cellular", {}),
+        ("r-cellular", {"r": 2}),
+    )
 )

@@ -13,7 +13,7 @@ W. Du, D. Eppstein, M. T. Goodrich, G. S. Lueker. "On the Approximability of Geo
 Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009.
 """
 
-from anonratio.bench.declarations import Algorithm, Family, exact_guarantee
+from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee
 from anonratio.exact.gps_rectangles import solve_cpsat, solve_highs
 from anonratio.instances.gps_rectangles import (
     clustered_points,
@@ -21,10 +21,11 @@ from anonratio.instances.gps_rectangles import (
     pinwheel_gadget,
     uniform_points,
 )
+from anonratio.instances.gps_rectangles.moves import MOVES
 from anonratio.solvers.gps_rectangles.guillotine import guillotine
 from anonratio.solvers.gps_rectangles.kdtree_split import kdtree_split, kdtree_split_guarantee
 
-__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS"]
+__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "HUNTS"]
 
 PROBLEM = "gps-rectangles"
 
@@ -155,3 +156,7 @@ ALGORITHMS = (
         complexity="O(nx^2 ny^2 (nx + ny)) time, O(nx^2 ny^2) memory",
     ),
 )
+
+#: the worst-case hunter starts from a few uniform points (k = 3) and moves, reweighs and deletes
+#: points
+HUNTS = (Hunt(PROBLEM, "gps-uniform", MOVES, fixed={"k": 3}),)

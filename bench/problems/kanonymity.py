@@ -13,7 +13,7 @@ G. Aggarwal, T. Feder, K. Kenthapadi, R. Motwani, R. Panigrahy, D. Thomas, A. Zh
 """
 
 import numpy as np
-from anonratio.bench.declarations import Algorithm, Family, exact_guarantee, needs_k
+from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee, needs_k
 from anonratio.exact.kanonymity import solve_cbc, solve_cpsat, solve_highs
 from anonratio.instances import verify
 from anonratio.instances.kanonymity import (
@@ -24,6 +24,7 @@ from anonratio.instances.kanonymity import (
     random_table,
     triangle_union_gadget,
 )
+from anonratio.instances.kanonymity.moves import MOVES
 from anonratio.instances.loaders import ADULT_QI, load_adult
 from anonratio.solvers.kanonymity.datafly import datafly
 from anonratio.solvers.kanonymity.factor_2 import one_two_factor, one_two_factor_guarantee
@@ -34,7 +35,7 @@ from anonratio.solvers.kanonymity.incognito import incognito
 from anonratio.solvers.kanonymity.mondrian import mondrian, mondrian_relaxed
 from anonratio.solvers.kanonymity.samarati import samarati
 
-__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS"]
+__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "HUNTS"]
 
 PROBLEM = "k-anonymity"
 
@@ -363,3 +364,7 @@ ALGORITHMS = (
         aliases=("cbc",),
     ),
 )
+
+#: the worst-case hunter starts from small categorical tables (k = 3 by default) and replaces
+#: cells, duplicates and deletes records
+HUNTS = (Hunt(PROBLEM, "kanon-categorical", MOVES, fixed={"m": 4, "alphabet": 3}),)

@@ -10,18 +10,19 @@ References
 X. Xiao, K. Yi, Y. Tao. "The Hardness and Approximation Algorithms for L-Diversity". EDBT 2010.
 """
 
-from anonratio.bench.declarations import Algorithm, Family, exact_guarantee, no_guarantee
+from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee, no_guarantee
 from anonratio.exact.ldiversity import solve_cbc, solve_cpsat, solve_highs
 from anonratio.instances.ldiversity import LDiversityInstance
 from anonratio.instances.ldiversity.gadgets import random_3dm_gadget
 from anonratio.instances.ldiversity.generators import planted_instance, random_instance, sal_like
+from anonratio.instances.ldiversity.moves import MOVES
 from anonratio.instances.loaders import ADULT_QI, load_adult
 from anonratio.solvers.ldiversity.hilbert import hilbert
 from anonratio.solvers.ldiversity.matching import matching, needs_two_values
 from anonratio.solvers.ldiversity.tp import tp, tp_guarantee
 from anonratio.solvers.ldiversity.tp_plus import tp_plus
 
-__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "ADULT_LDIV_QI"]
+__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "HUNTS", "ADULT_LDIV_QI"]
 
 PROBLEM = "l-diversity"
 
@@ -207,3 +208,7 @@ ALGORITHMS = (
         )
     ),
 )
+
+#: the worst-case hunter starts from small random tables (l = 2) and replaces QI cells and
+#: sensitive values, duplicates and deletes records
+HUNTS = (Hunt(PROBLEM, "ldiv-random", MOVES),)

@@ -13,7 +13,7 @@ Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009.
 """
 
 import numpy as np
-from anonratio.bench.declarations import Algorithm, Family, exact_guarantee
+from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee
 from anonratio.exact.zip_codes import solve_cpsat
 from anonratio.instances.validation import check_choice
 from anonratio.instances.zip_codes import (
@@ -22,9 +22,10 @@ from anonratio.instances.zip_codes import (
     grid_instance,
     planted_planar_instance,
 )
+from anonratio.instances.zip_codes.moves import MOVES
 from anonratio.solvers.zip_codes.spanning_tree_split import spanning_tree_split
 
-__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS"]
+__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "HUNTS"]
 
 PROBLEM = "zip-codes"
 
@@ -127,3 +128,7 @@ ALGORITHMS = (
         hint=spanning_tree_split,
     ),
 )
+
+#: the worst-case hunter starts from small Delaunay maps (k = 8) and changes populations and
+#: adjacencies
+HUNTS = (Hunt(PROBLEM, "zip-delaunay", MOVES, fixed={"k": 8, "max_weight": 5}),)

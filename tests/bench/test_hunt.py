@@ -1,0 +1,188 @@
+"""The worst-case hunter (bench/hunt.py, bench/hunt_cli.py, bench/hunt_library.py) and the moves
+it makes (instances/*/moves.py, instances/table_moves.py)."""
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+from anonratio.bench import hunt_library
+from anonratio.bench.cli import main
+from anonratio.bench.hunt import evaluate, hunt
+from anonratio.bench.registry import HUNTS, REGISTRY, generate
+from anonratio.instances import instance_id, verify
+from anonratio.instances.io import load_instance
+
+
+def _rows(folder):
+    rows = [json.loads(line) for line in (folder / "journal.jsonl").read_text().splitlines()]
+    return [{k: v for k, v in r.items() if k != "time_s"} for r in rows]
+
+
+# ---------------------------------------------------------------------------------------------
+# the search
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "algorithm, params, steps, guarantee",
+    [
+        # the [1,2]-factor algorithm is tight on binary data: 1.5 (paper 000, §5)
+        ("factor-2", {"k": 2, "alphabet": 2}, 150, 1.5),
+        # FOREST at k = 2 reaches max(2k - 1, 3k - 5) = 3 on six binary records
+        ("forest", {"k": 2, "alphabet": 2}, 150, 3.0),
+    ],
+)
+def test_finds_the_tight_instances_within_a_small_budget(algorithm, params, steps, guarantee):
+    result = hunt(algorithm, params=params, size=6, steps=steps, seed=0, budget=600)
+    worst = result.worst
+    assert worst.guarantee == guarantee
+    assert worst.ratio == pytest.approx(guarantee)  # reached, not exceeded
+    assert not result.violations
+    # the worst instance is checked again: every exact model proves the same optimum
+    assert {r["status"] for r in result.confirmed.values()} == {"optimal"}
+    assert {r["cost"] for r in result.confirmed.values()} == {worst.optimum}
+    assert (
+        len(result.labels["algorithm"]) == len(result.labels["optimum"]) == result.worst_instance.n
+    )
+
+
+def test_a_seed_gives_the_same_hunt(tmp_path):
+    a = hunt("forest", params={"k": 3}, size=7, steps=25, seed=4, out=tmp_path / "a")
+    b = hunt("forest", params={"k": 3}, size=7, steps=25, seed=4, out=tmp_path / "b")
+    assert _rows(tmp_path / "a") == _rows(tmp_path / "b")
+    assert a.summary() | {"out": None} == b.summary() | {"out": None}
+    c = hunt("forest", params={"k": 3}, size=7, steps=25, seed=5)
+    assert c.summary()["worst_instance"] != a.summary()["worst_instance"] or c.steps == a.steps
+
+
+def test_a_killed_hunt_resumes_from_its_journal(tmp_path, monkeypatch):
+    full = hunt("factor-2", params={"k": 2}, size=6, steps=40, seed=1, out=tmp_path / "full")
+    part = tmp_path / "part"
+    hunt("factor-2", params={"k": 2}, size=6, steps=25, seed=1, out=part)
+    lines = (part / "journal.jsonl").read_text().splitlines()
+    (part / "journal.jsonl").write_text("\n".join(lines) + "\n" + lines[-1][:20])  # cut line
+    calls = []
+    from anonratio.bench import hunt as hunt_module
+
+    real = hunt_module.evaluate
+    monkeypatch.setattr(hunt_module, "evaluate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    resumed = hunt("factor-2", params={"k": 2}, size=6, steps=40, seed=1, out=part)
+    assert len(calls) == 15  # steps 25 .. 39: the journal answered the first 25
+    assert resumed.summary() | {"out": None} == full.summary() | {"out": None}
+    with pytest.raises(ValueError, match=r"holds a hunt with other settings \(seed\)"):
+        hunt("factor-2", params={"k": 2}, size=6, steps=40, seed=2, out=part)
+
+
+def test_a_broken_algorithm_is_flagged_at_once(tmp_path, monkeypatch):
+    # FOREST claiming ratio 1: every instance it does not solve optimally breaks the claim
+    broken = dataclasses.replace(REGISTRY["forest"], guarantee=lambda instance, solution=None: 1.0)
+    monkeypatch.setitem(REGISTRY, "forest", broken)
+    result = hunt("forest", params={"k": 2}, size=6, steps=30, seed=0, out=tmp_path)
+    assert result.violations
+    first = result.violations[0]
+    assert first["ratio"] > first["guarantee"] == 1.0
+    instance, meta = load_instance(first["file"])
+    assert meta["violation"]["step"] == first["step"]
+    ev, runs = evaluate(instance, "forest")
+    assert ev.violates and runs["algorithm"].verified and runs["exact"].status == "optimal"
+
+
+def test_refuses_exact_and_unknown_algorithms_and_bad_parameters():
+    with pytest.raises(ValueError, match="`algorithm` 'kanon-cpsat' is exact"):
+        hunt("kanon-cpsat")
+    with pytest.raises(ValueError, match="unknown algorithm 'nope'"):
+        hunt("nope")
+    with pytest.raises(ValueError, match="`budget` must be a positive"):
+        hunt("forest", budget=0)
+    with pytest.raises(ValueError, match="`size` must be"):
+        hunt("forest", size=1)
+    with pytest.raises(ValueError, match="unknown parameter 'q'"):
+        hunt("forest", params={"q": 3}, steps=2)
+
+
+@pytest.mark.parametrize("problem", sorted(HUNTS))
+def test_every_problem_with_moves_can_be_hunted(problem):
+    alg = next(
+        a for a in REGISTRY.values() if a.problem == problem and a.kind in ("approximation",)
+    )
+    result = hunt(alg.name, size=7, steps=6, seed=0, time_limit=30)
+    assert result.steps == 6 and result.evaluated == 6
+    assert result.worst is not None and result.worst.ratio >= 1 - 1e-9
+    if result.worst.guarantee is not None:
+        assert result.worst.ratio <= result.worst.guarantee * (1 + 1e-9) + 1e-9
+
+
+# ---------------------------------------------------------------------------------------------
+# the moves
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("problem", sorted(HUNTS))
+def test_moves_make_new_valid_instances_and_leave_the_input(problem):
+    spec = HUNTS[problem]
+    instance = generate(spec.family, seed=3, **{**spec.fixed, spec.size_param: 7})[0]
+    before = instance_id(instance)
+    rng = np.random.default_rng(0)
+    for name, move in spec.moves:
+        for _ in range(5):
+            try:
+                moved = move(instance, rng)
+            except ValueError:
+                continue
+            assert moved.problem == problem and type(moved) is type(instance), name
+            assert instance_id(instance) == before, f"{name} changed its input"
+            assert moved.params == instance.params or problem == "cellular", name
+    again = [m(instance, np.random.default_rng(9)) for _, m in spec.moves[:1]]
+    assert instance_id(again[0]) == instance_id(
+        spec.moves[0][1](instance, np.random.default_rng(9))
+    )
+
+
+def test_table_moves_change_one_thing():
+    from anonratio.instances import table_moves
+
+    inst = generate("ldiv-random", seed=0, n=8)[0]
+    t, rng = inst.table, np.random.default_rng(2)
+    cell = table_moves.replace_cell(t, rng)
+    assert np.sum(np.asarray(cell.codes) != np.asarray(t.codes)) == 1
+    sens = table_moves.replace_sensitive(t, rng)
+    assert np.sum(sens.sensitive != t.sensitive) == 1
+    assert table_moves.duplicate_record(t, rng).n_records == t.n_records + 1
+    assert table_moves.delete_record(t, rng).n_records == t.n_records - 1
+
+
+# ---------------------------------------------------------------------------------------------
+# the command line and the library
+# ---------------------------------------------------------------------------------------------
+def test_cli_prints_the_worst_instance_side_by_side(tmp_path, capsys):
+    argv = ["hunt", "factor-2", "--problem-params", "k=2", "alphabet=2", "--size", "6"]
+    assert main([*argv, "--steps", "150", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "worst ratio  1.5 (cost" in out and "guarantee    1.5 (gap 0)" in out
+    header = next(line for line in out.splitlines() if line.startswith("record"))
+    assert header.split() == ["record", "factor-2", "optimum"]
+    assert (tmp_path / "worst.json").exists() and (tmp_path / "summary.json").exists()
+    assert main([*argv, "--steps", "3", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["steps"] == 3 and doc["violations"] == []
+    assert main(["hunt", "kanon-cpsat", "--json"]) == 2
+    assert "is exact" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_cli_exits_1_on_a_violation(tmp_path, capsys, monkeypatch):
+    broken = dataclasses.replace(REGISTRY["forest"], guarantee=lambda instance, solution=None: 1.0)
+    monkeypatch.setitem(REGISTRY, "forest", broken)
+    assert main(["hunt", "forest", "--problem-params", "k=2", "--size", "6", "--steps", "30",
+                 "--out", str(tmp_path)]) == 1  # fmt: skip
+    assert "VIOLATION at step" in capsys.readouterr().out
+
+
+def test_library_keeps_the_worse_instance_and_feeds_the_family(tmp_path, monkeypatch):
+    monkeypatch.setattr(hunt_library, "LIBRARY", tmp_path)
+    result = hunt("factor-2", params={"k": 2, "alphabet": 2}, size=6, steps=150, seed=0)
+    meta = {"hunted": "factor-2", "ratio": result.worst.ratio, "optimum": result.worst.optimum}
+    assert hunt_library.offer(result.worst_instance, meta)
+    assert not hunt_library.offer(result.worst_instance, {**meta, "ratio": 1.2})
+    family = hunt_library.worst_found_family("k-anonymity", "kanon", "factor-2")
+    instance, got = family(seed=0)
+    assert instance_id(instance) == result.worst.instance and got["optimum"] == meta["optimum"]
+    assert verify(instance, REGISTRY["factor-2"].run(instance, seed=0)).feasible
+    with pytest.raises(ValueError, match="has no k-anonymity instance"):
+        family(seed=0, algorithm="forest")
