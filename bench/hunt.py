@@ -213,12 +213,21 @@ class _Journal:
             self.file.close()
 
 
-def _start(spec: Any, params: Mapping[str, Any], size: int, rng: np.random.Generator) -> Any:
-    """A fresh small instance of the hunt's starting family."""
+def _start(
+    spec: Any, alg: Any, params: Mapping[str, Any], size: int, rng: np.random.Generator
+) -> Any:
+    """A fresh small instance of the hunt's starting family, one the algorithm supports."""
     from anonratio.bench.registry import generate
 
     overrides = {**spec.fixed, **params, spec.size_param: size}
-    return generate(spec.family, seed=int(rng.integers(2**31)), **overrides)[0]
+    instance = generate(spec.family, seed=int(rng.integers(2**31)), **overrides)[0]
+    reason = alg.supports(instance)
+    if reason is not None:
+        raise ValueError(
+            f"`params`: the starting instances ({spec.family}, {overrides}) do not suit "
+            f"{alg.name}: {reason}"
+        )
+    return instance
 
 
 def _moved(instance: Any, spec: Any, alg: Any, rng: np.random.Generator) -> tuple[Any, str]:
@@ -331,7 +340,7 @@ def hunt(
     spent, step = 0.0, 0
     try:
         while spent < budget and (steps is None or step < steps):
-            current = _start(spec, params, size, rng)
+            current = _start(spec, alg, params, size, rng)
             now = run(step, current, "start")
             spent, step = spent + now.time_s, step + 1
             best, since = now.ratio or 0.0, 0

@@ -13,10 +13,31 @@ from typing import Any
 from anonratio.bench.declarations import Family
 from anonratio.instances.io import load_instance, save_instance
 
-__all__ = ["LIBRARY", "library_entries", "library_path", "offer", "worst_found_family"]
+__all__ = [
+    "LIBRARY",
+    "PREFIX",
+    "library_entries",
+    "library_path",
+    "offer",
+    "worst_found_family",
+]
 
 #: the committed folder of hard instances
 LIBRARY = Path(__file__).resolve().parent.parent / "results" / "hard_instances"
+
+#: problem -> the prefix of its family names (``kanon-worst-found``)
+PREFIX = {
+    "k-anonymity": "kanon",
+    "bin-covering": "bc",
+    "zip-codes": "zip",
+    "gps-rectangles": "gps",
+    "r-gather": "rgather",
+    "r-eps-gather": "repsgather",
+    "kr-center": "krcenter",
+    "cellular": "cellular",
+    "r-cellular": "rcellular",
+    "l-diversity": "ldiv",
+}
 
 
 def library_path(algorithm: str, library: Path | None = None) -> Path:
@@ -25,13 +46,14 @@ def library_path(algorithm: str, library: Path | None = None) -> Path:
 
 
 def library_entries(problem: str | None = None, library: Path | None = None) -> dict[str, dict]:
-    """algorithm -> the ``meta`` of its library instance (of ``problem`` only, if given)."""
+    """algorithm -> the ``meta`` of its library instance, with its ``problem`` (of ``problem``
+    only, if given)."""
     folder = LIBRARY if library is None else Path(library)
     out = {}
     for path in sorted(folder.glob("*.json")):
         instance, meta = load_instance(path)
         if problem is None or instance.problem == problem:
-            out[path.stem] = meta
+            out[path.stem] = {**meta, "problem": instance.problem}
     return out
 
 
@@ -65,11 +87,11 @@ def _build(problem: str):
     return build
 
 
-def worst_found_family(problem: str, prefix: str, algorithm: str) -> Family:
+def worst_found_family(problem: str, algorithm: str) -> Family:
     """The family ``<prefix>-worst-found`` of ``problem``: parameter ``algorithm`` (default
     ``algorithm``) names the library instance; the seed is ignored."""
     return Family(
-        f"{prefix}-worst-found",
+        f"{PREFIX[problem]}-worst-found",
         problem,
         f"the hardest {problem} instance the worst-case hunter found for an algorithm "
         "(results/hard_instances; `anonratio hunt ALGORITHM --library`)",

@@ -3,7 +3,8 @@
 :data:`ALL_REFERENCE` names small instances (family, parameters, seed) of every problem on which
 the exact models prove optimality in seconds: :data:`REFERENCE` (k-anonymity),
 :data:`BIN_COVERING_REFERENCE`, :data:`ZIP_CODES_REFERENCE`, :data:`GPS_RECTANGLES_REFERENCE`,
-:data:`ORDERED_LABELS_REFERENCE`, :data:`CLUSTERING_REFERENCE`, :data:`LDIVERSITY_REFERENCE`.
+:data:`ORDERED_LABELS_REFERENCE`, :data:`CLUSTERING_REFERENCE`, :data:`LDIVERSITY_REFERENCE`,
+:data:`HARD_REFERENCE` (the hunter's library of hard instances).
 ``anonratio reference update`` (:mod:`.cli_reference`; also ``python -m
 anonratio.bench.reference``) solves each with its problem's exact models
 (:data:`EXACT_METHODS`, through :func:`~anonratio.bench.runner.run_record`, so every solution
@@ -38,6 +39,7 @@ __all__ = [
     "ORDERED_LABELS_REFERENCE",
     "CLUSTERING_REFERENCE",
     "LDIVERSITY_REFERENCE",
+    "HARD_REFERENCE",
     "ALL_REFERENCE",
     "STATUSES",
     "EXACT_METHODS",
@@ -179,6 +181,20 @@ LDIVERSITY_REFERENCE = (
     _ref("ldiv-3dm-3x5-no", "ldiv-3dm", q=3, t=5, has_matching=False),
 )
 
+
+def _hard_reference() -> tuple[ReferenceInstance, ...]:
+    from anonratio.bench.hunt_library import PREFIX, library_entries
+
+    return tuple(
+        _ref(f"worst-found-{alg}", f"{PREFIX[meta['problem']]}-worst-found", algorithm=alg)
+        for alg, meta in library_entries().items()
+    )
+
+
+#: the library of hard instances (``results/hard_instances``): the worst instance the hunter
+#: found for each algorithm, through the ``<prefix>-worst-found`` families
+HARD_REFERENCE = _hard_reference()
+
 #: every committed reference instance (what ``anonratio reference update`` solves); the first
 #: entries are :data:`REFERENCE` then :data:`BIN_COVERING_REFERENCE`
 ALL_REFERENCE = (
@@ -189,6 +205,7 @@ ALL_REFERENCE = (
     + ORDERED_LABELS_REFERENCE
     + CLUSTERING_REFERENCE
     + LDIVERSITY_REFERENCE
+    + HARD_REFERENCE
 )
 
 #: problem -> the exact registry algorithms that must prove and agree on each optimum

@@ -21,6 +21,7 @@ Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009, §4 
 """
 
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee
+from anonratio.bench.hunt_library import worst_found_family
 from anonratio.exact.bin_covering import solve_cbc, solve_cpsat, solve_highs
 from anonratio.instances.bin_covering import (
     CENSUS_FILES,
@@ -126,6 +127,7 @@ FAMILIES = (
         {"dataset": "LAST-1990", "k": 5000, "min_frequency": 0.001},
         _bc_census,
     ),
+    worst_found_family(PROBLEM, "fold-sorted"),  # results/hard_instances
 )
 
 

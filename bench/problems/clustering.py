@@ -14,6 +14,7 @@ Anonymity via Clustering". PODS 2006.
 """
 
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee, no_guarantee
+from anonratio.bench.hunt_library import worst_found_family
 from anonratio.exact.clustering import solve_cbc, solve_cpsat, solve_highs
 from anonratio.instances.clustering.gadgets import random_formula, sat_gadget
 from anonratio.instances.clustering.generators import (
@@ -178,6 +179,9 @@ def _sat_build(rng, *, n_vars, n_clauses, satisfiable, r):
     return instance, extra
 
 
+#: the library instance each problem's worst-found family gives by default
+_WORST_FOUND_DEFAULT = ("r-gather", "r-eps-gather", "kr-center", "primal-dual", "r-cellular")
+
 FAMILIES = (
     *(
         _points_family(problem, kind, description, defaults, draw)
@@ -193,6 +197,10 @@ FAMILIES = (
         "meta optimum 1 (satisfiable) or lower_bound 2",
         {"n_vars": 4, "n_clauses": 5, "satisfiable": True, "r": 7},
         _sat_build,
+    ),
+    *(  # results/hard_instances
+        worst_found_family(problem, algorithm)
+        for problem, algorithm in zip(PROBLEM, _WORST_FOUND_DEFAULT, strict=True)
     ),
 )
 

@@ -14,6 +14,7 @@ Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009.
 """
 
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee
+from anonratio.bench.hunt_library import worst_found_family
 from anonratio.exact.gps_rectangles import solve_cpsat, solve_highs
 from anonratio.instances.gps_rectangles import (
     clustered_points,
@@ -97,6 +98,7 @@ FAMILIES = (
         {"k": 3},
         _gps_pinwheel,
     ),
+    worst_found_family(PROBLEM, "kdtree-split"),  # results/hard_instances
 )
 
 

@@ -14,6 +14,7 @@ G. Aggarwal, T. Feder, K. Kenthapadi, R. Motwani, R. Panigrahy, D. Thomas, A. Zh
 
 import numpy as np
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee, needs_k
+from anonratio.bench.hunt_library import worst_found_family
 from anonratio.exact.kanonymity import solve_cbc, solve_cpsat, solve_highs
 from anonratio.instances import verify
 from anonratio.instances.kanonymity import (
@@ -96,6 +97,20 @@ def _triangles(rng, *, n_triangles, n_vertices, preliminary):
         "description": g.description,
     }
     return g.instance, extra
+
+
+#: the eight 4-bit records of Aggarwal et al. 2005, §6: the optimal 2-factor is the 8-cycle
+#: through them in this order, and the cycle decomposition pays 3 times its weight (case (f))
+_CYCLE_8 = ("0000", "0001", "0011", "0111", "1111", "1110", "1100", "1000")
+
+
+def _cycle_8(rng):
+    codes = np.array([[int(b) for b in row] for row in _CYCLE_8])
+    table = categorical_table(8, 4, 2, seed=0)
+    table = type(table)(codes, table.attributes, table.values)
+    return KAnonymityInstance(table, 3, "suppression"), {
+        "description": "the tight example of the 2-factor step (2005 §6, case (f), x = 2)"
+    }
 
 
 def _gap_pair(rng, *, k, member):
@@ -193,6 +208,14 @@ FAMILIES = (
         _gap_pair,
     ),
     Family(
+        "kanon-2factor-tight",
+        "k-anonymity",
+        "the eight 4-bit records 0000, 0001, 0011, 0111, 1111, 1110, 1100, 1000 at k = 3 "
+        "(2005 §6): the cycle decomposition of the optimal 2-factor pays 3 times its weight",
+        {},
+        _cycle_8,
+    ),
+    Family(
         "kanon-adult",
         "k-anonymity",
         "UCI Adult (from $ANONRATIO_DATASETS/adult) with ARX hierarchies; n > 0 samples n "
@@ -206,6 +229,7 @@ FAMILIES = (
         },
         _adult,
     ),
+    worst_found_family(PROBLEM, "forest"),  # results/hard_instances
 )
 
 

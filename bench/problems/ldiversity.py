@@ -11,6 +11,7 @@ X. Xiao, K. Yi, Y. Tao. "The Hardness and Approximation Algorithms for L-Diversi
 """
 
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee, no_guarantee
+from anonratio.bench.hunt_library import worst_found_family
 from anonratio.exact.ldiversity import solve_cbc, solve_cpsat, solve_highs
 from anonratio.instances.ldiversity import LDiversityInstance
 from anonratio.instances.ldiversity.gadgets import random_3dm_gadget
@@ -125,6 +126,7 @@ FAMILIES = (
         {"n": 0, "d": 7, "l": 4, "objective": "stars"},
         _adult,
     ),
+    worst_found_family(PROBLEM, "tp"),  # results/hard_instances
 )
 
 

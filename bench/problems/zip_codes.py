@@ -14,6 +14,7 @@ Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009.
 
 import numpy as np
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee
+from anonratio.bench.hunt_library import worst_found_family
 from anonratio.exact.zip_codes import solve_cpsat
 from anonratio.instances.validation import check_choice
 from anonratio.instances.zip_codes import (
@@ -88,6 +89,7 @@ FAMILIES = (
         {"n": 20, "n_parts": 4, "k": 10},
         _zip_planted,
     ),
+    worst_found_family(PROBLEM, "spanning-tree-split"),  # results/hard_instances
 )
 
 

@@ -11,7 +11,7 @@ from anonratio.bench.cli import main
 from anonratio.bench.hunt import evaluate, hunt
 from anonratio.bench.registry import HUNTS, REGISTRY, generate
 from anonratio.instances import instance_id, verify
-from anonratio.instances.io import load_instance
+from anonratio.instances.io import load_instance, save_instance
 
 
 def _rows(folder):
@@ -97,6 +97,13 @@ def test_refuses_exact_and_unknown_algorithms_and_bad_parameters():
         hunt("forest", size=1)
     with pytest.raises(ValueError, match="unknown parameter 'q'"):
         hunt("forest", params={"q": 3}, steps=2)
+    with pytest.raises(ValueError, match="do not suit factor-2: factor-2 needs k=2, got k=3"):
+        hunt("factor-2", params={"k": 3}, steps=2)
+
+
+def test_every_algorithm_but_the_exact_ones_has_moves():
+    hunted = {a.problem for a in REGISTRY.values() if a.kind != "exact"}
+    assert hunted <= set(HUNTS)
 
 
 @pytest.mark.parametrize("problem", sorted(HUNTS))
@@ -115,7 +122,7 @@ def test_every_problem_with_moves_can_be_hunted(problem):
 # the moves
 # ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("problem", sorted(HUNTS))
-def test_moves_make_new_valid_instances_and_leave_the_input(problem):
+def test_moves_make_new_valid_instances_and_leave_the_input(problem, tmp_path):
     spec = HUNTS[problem]
     instance = generate(spec.family, seed=3, **{**spec.fixed, spec.size_param: 7})[0]
     before = instance_id(instance)
@@ -128,6 +135,8 @@ def test_moves_make_new_valid_instances_and_leave_the_input(problem):
                 continue
             assert moved.problem == problem and type(moved) is type(instance), name
             assert instance_id(instance) == before, f"{name} changed its input"
+            save_instance(tmp_path / "moved.json", moved)  # a valid instance of its problem
+            assert instance_id(load_instance(tmp_path / "moved.json")[0]) == instance_id(moved)
             assert moved.params == instance.params or problem == "cellular", name
     again = [m(instance, np.random.default_rng(9)) for _, m in spec.moves[:1]]
     assert instance_id(again[0]) == instance_id(
@@ -180,7 +189,7 @@ def test_library_keeps_the_worse_instance_and_feeds_the_family(tmp_path, monkeyp
     meta = {"hunted": "factor-2", "ratio": result.worst.ratio, "optimum": result.worst.optimum}
     assert hunt_library.offer(result.worst_instance, meta)
     assert not hunt_library.offer(result.worst_instance, {**meta, "ratio": 1.2})
-    family = hunt_library.worst_found_family("k-anonymity", "kanon", "factor-2")
+    family = hunt_library.worst_found_family("k-anonymity", "factor-2")
     instance, got = family(seed=0)
     assert instance_id(instance) == result.worst.instance and got["optimum"] == meta["optimum"]
     assert verify(instance, REGISTRY["factor-2"].run(instance, seed=0)).feasible
