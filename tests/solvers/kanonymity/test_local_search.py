@@ -1,0 +1,97 @@
+"""The local search from FOREST (solvers/kanonymity/local_search.py): verified, never worse than
+FOREST, within FOREST's guarantee of the exact optimum, better where moves help."""
+
+import numpy as np
+import pytest
+from anonratio.bench.registry import generate
+from anonratio.instances import KAnonymityInstance, Table, verify
+from anonratio.instances.kanonymity import categorical_table, random_table
+from anonratio.solvers.kanonymity.forest import forest, forest_guarantee
+from anonratio.solvers.kanonymity.local_search import local_search
+from bruteforce import kanonymity_optimum as brute_force_opt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+TOL = 1e-9
+
+
+def _instance(rng, n, m, n_values, k, *, model, weights, deletion):
+    if model == "generalization":
+        table = random_table(n, m, cardinality=(2, n_values), levels=(1, 3), seed=rng)
+    else:
+        table = categorical_table(n, m, n_values, seed=rng)
+    if weights:
+        w = rng.uniform(0.5, 3.0, m)
+        table = Table(table.codes, table.attributes, table.values, table.hierarchies, w)
+    return KAnonymityInstance(table, k, model, deletion)
+
+
+SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
+
+
+def _check(instance, sol):
+    ver = verify(instance, sol)
+    assert ver.feasible
+    assert sol.objective == pytest.approx(ver.cost, rel=1e-12, abs=1e-9)  # its own claim
+    assert sol.algorithm == "kanon-local-search" and sol.status == "feasible"
+    sizes = np.bincount(sol.labels[sol.labels >= 0])
+    assert sizes[sizes > 0].min() >= instance.k
+    return ver.cost
+
+
+@SETTINGS
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    k=st.integers(2, 4),
+    extra=st.integers(0, 6),
+    m=st.integers(1, 3),
+    n_values=st.integers(2, 4),
+    model=st.sampled_from(["suppression", "generalization"]),
+    weights=st.booleans(),
+    deletion=st.booleans(),
+)
+def test_never_worse_than_forest_and_within_its_guarantee(
+    seed, k, extra, m, n_values, model, weights, deletion
+):
+    rng = np.random.default_rng(seed)
+    n = min(8, k + extra)
+    inst = _instance(rng, n, m, n_values, k, model=model, weights=weights, deletion=deletion)
+    sol = local_search(inst, seed=seed)
+    cost = _check(inst, sol)
+    start = verify(inst, forest(inst, seed=seed)).cost
+    assert cost <= start + TOL and sol.info["start_cost"] == pytest.approx(start)
+    opt = brute_force_opt(inst)
+    assert opt - TOL <= cost <= forest_guarantee(k) * opt + TOL
+
+
+@pytest.mark.parametrize(
+    "family, params",
+    [("kanon-random", {"n": 300, "k": 5}), ("kanon-categorical", {"n": 60, "k": 3})],
+)
+def test_improves_forest_where_moves_help(family, params):
+    inst, _ = generate(family, seed=1, **params)
+    sol = local_search(inst, seed=0)
+    cost = _check(inst, sol)
+    assert cost < sol.info["start_cost"] - 1e-6
+    assert sol.info["relocations"] + sol.info["splits"] > 0
+
+
+def test_row_deletion_keeps_the_deleted_and_splits_large_groups():
+    inst, _ = generate("kanon-random", seed=1, n=200, k=4, row_deletion=True)
+    sol = local_search(inst, seed=0)
+    _check(inst, sol)
+    assert sol.info["splits"] >= 1
+    # a group of 2k identical-but-two records is split into two groups of k
+    codes = np.array([[0, 0]] * 4 + [[1, 1]] * 4)
+    table = Table(codes, ("a", "b"), (("x", "y"), ("x", "y")))
+    inst = KAnonymityInstance(table, 4)
+    sol = local_search(inst, seed=0)
+    assert _check(inst, sol) == 0.0
+
+
+def test_clear_errors():
+    inst, _ = generate("kanon-binary", seed=0, n=10, k=2)
+    with pytest.raises(ValueError, match="`time_limit` must be a positive"):
+        local_search(inst, time_limit=0)
+    with pytest.raises(TypeError, match="KAnonymityInstance"):
+        local_search("table")
