@@ -21,7 +21,10 @@ a local maximum early and climb late. Restarts keep it from spending the budget 
 
 Every decision depends on the seed and on the evaluations alone (the algorithm's seed is the
 hunt's; CP-SAT runs on one worker), never on the clock: a hunt of ``steps`` steps is the same on
-any machine, and a time ``budget`` stops it after a prefix of that sequence. Each evaluation is
+any machine (as long as every exact solve ends within ``time_limit``: a candidate proven on one
+machine and not on a slower one is accepted on the first only), and a time ``budget`` stops it
+after a prefix of that sequence. Instances stay small: a move that would take one past twice the
+starting ``size`` is refused. Each evaluation is
 journaled (``journal.jsonl``, appended and synced); a hunt started again on its folder replays
 the journal instead of solving again, and goes on.
 
@@ -230,16 +233,18 @@ def _start(
     return instance
 
 
-def _moved(instance: Any, spec: Any, alg: Any, rng: np.random.Generator) -> tuple[Any, str]:
+def _moved(
+    instance: Any, spec: Any, alg: Any, rng: np.random.Generator, max_n: int
+) -> tuple[Any, str]:
     """One valid move of ``instance`` (the move's name), or ``instance`` itself and ``"none"``
-    after ``_ATTEMPTS`` refused moves."""
+    after ``_ATTEMPTS`` refused moves; a result of more than ``max_n`` records is refused."""
     for _ in range(_ATTEMPTS):
         name, move = spec.moves[int(rng.integers(len(spec.moves)))]
         try:
             candidate = move(instance, rng)
         except ValueError:  # the move does not apply, or the instance refuses the result
             continue
-        if alg.supports(candidate) is None:
+        if candidate.n <= max_n and alg.supports(candidate) is None:
             return candidate, name
     return instance, "none"
 
@@ -345,7 +350,7 @@ def hunt(
             spent, step = spent + now.time_s, step + 1
             best, since = now.ratio or 0.0, 0
             while spent < budget and (steps is None or step < steps) and since < restart:
-                candidate, move = _moved(current, spec, alg, rng)
+                candidate, move = _moved(current, spec, alg, rng, 2 * size)
                 ev = run(step, candidate, move)
                 spent, step = spent + ev.time_s, step + 1
                 temperature = _T0 * max(0.0, 1.0 - since / restart)

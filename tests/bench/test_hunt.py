@@ -45,6 +45,24 @@ def test_finds_the_tight_instances_within_a_small_budget(algorithm, params, step
     )
 
 
+def test_instances_stay_within_twice_the_starting_size(tmp_path, monkeypatch):
+    from anonratio.bench import hunt as hunt_module
+
+    sizes, real = [], hunt_module.evaluate
+    monkeypatch.setattr(
+        hunt_module, "evaluate", lambda inst, *a, **k: sizes.append(inst.n) or real(inst, *a, **k)
+    )
+    hunt("r-gather", size=5, steps=120, seed=3, out=tmp_path)
+    assert "duplicate_point" in {r["move"] for r in _rows(tmp_path)}
+    assert 5 < max(sizes) <= 10
+    # at the cap, a duplication is refused: every move keeps n <= 10
+    spec, alg = HUNTS["r-gather"], REGISTRY["r-gather"]
+    full = generate(spec.family, seed=0, **{**spec.fixed, "n": 10})[0]
+    rng = np.random.default_rng(0)
+    moved = [hunt_module._moved(full, spec, alg, rng, 10)[0].n for _ in range(40)]
+    assert max(moved) == 10 and min(moved) == 9  # moves and deletions, never an 11th point
+
+
 def test_a_seed_gives_the_same_hunt(tmp_path):
     a = hunt("forest", params={"k": 3}, size=7, steps=25, seed=4, out=tmp_path / "a")
     b = hunt("forest", params={"k": 3}, size=7, steps=25, seed=4, out=tmp_path / "b")
