@@ -44,13 +44,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from anonratio.bench.reference import EXACT_METHODS
 from anonratio.bench.registry import HUNTS, get_algorithm
 from anonratio.bench.runner import run_record
 from anonratio.instances import instance_id
 from anonratio.instances.io import atomic_write, save_instance
 from anonratio.instances.validation import check_int, check_number
 
-__all__ = ["Evaluation", "HuntResult", "hunt", "evaluate", "TOLERANCE"]
+__all__ = ["Evaluation", "HuntResult", "hunt", "evaluate", "library_meta", "TOLERANCE"]
 
 #: a ratio above guarantee * (1 + TOLERANCE) + TOLERANCE is a violation (float noise below)
 TOLERANCE = 1e-9
@@ -99,8 +100,6 @@ def evaluate(
     ``status`` is ``ok`` (a verified cost and a proven optimum), ``unproven`` (the exact model
     stopped at its time limit) or ``error`` (the algorithm failed or its solution was refused).
     """
-    from anonratio.bench.reference import EXACT_METHODS
-
     start = time.perf_counter()
     ident = instance_id(instance)
     run = run_record(instance, algorithm, seed=seed, time_limit=time_limit)
@@ -339,7 +338,9 @@ def hunt(
         if ev.ratio is not None and (result.worst is None or ev.ratio > result.worst.ratio):
             result.worst, result.worst_instance, result.worst_step = ev, instance, step
             if folder is not None:
-                save_instance(folder / "worst.json", instance, meta=_meta(alg.name, ev, step))
+                save_instance(
+                    folder / "worst.json", instance, meta=library_meta(alg.name, ev, step)
+                )
         return ev
 
     spent, step = 0.0, 0
@@ -376,7 +377,8 @@ def hunt(
     return result
 
 
-def _meta(algorithm: str, ev: Evaluation, step: int) -> dict[str, Any]:
+def library_meta(algorithm: str, ev: Evaluation, step: int) -> dict[str, Any]:
+    """The ``meta`` of a worst instance's file (``worst.json``, the library)."""
     return {"family": "hunt", "hunted": algorithm, "ratio": ev.ratio, "cost": ev.cost,
             "optimum": ev.optimum, "guarantee": ev.guarantee, "step": step}  # fmt: skip
 
@@ -395,8 +397,6 @@ def _violation(folder: Path | None, step: int, instance: Any, ev: Evaluation) ->
 def _side_by_side(result: HuntResult, algorithm: str, seed: int, time_limit: float) -> None:
     """The worst instance again: both solutions' labels, and every exact model's optimum (they
     must agree)."""
-    from anonratio.bench.reference import EXACT_METHODS
-
     instance = result.worst_instance
     run = run_record(instance, algorithm, seed=seed, time_limit=time_limit)
     exact = {

@@ -67,7 +67,7 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     """``anonratio hunt ALGORITHM ...``: search, print the worst instance with the algorithm's
     solution and the optimum side by side; exit status 1 when a guarantee is exceeded."""
     from anonratio.bench.cli_common import CLIError, parse_params, print_json
-    from anonratio.bench.hunt import _meta, hunt
+    from anonratio.bench.hunt import hunt, library_meta
     from anonratio.bench.hunt_library import offer
 
     try:
@@ -94,7 +94,7 @@ def cmd_hunt(args: argparse.Namespace) -> int:
             bar.close()
     summary = result.summary()
     if args.library and result.worst is not None:
-        meta = _meta(result.algorithm, result.worst, result.worst_step or 0)
+        meta = library_meta(result.algorithm, result.worst, result.worst_step or 0)
         summary["library"] = offer(result.worst_instance, meta)
     if args.json:
         print_json(summary)

@@ -9,11 +9,13 @@ lose one).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from anonratio.instances.table import Table
 
-__all__ = ["replace_cell", "duplicate_record", "delete_record", "replace_sensitive"]
+__all__ = ["replace_cell", "duplicate_record", "delete_record", "replace_sensitive", "on_table"]
 
 
 def replace_cell(table: Table, rng: np.random.Generator) -> Table:
@@ -55,3 +57,15 @@ def replace_sensitive(table: Table, rng: np.random.Generator) -> Table:
     i = int(rng.integers(table.n_records))
     sensitive[i] = (sensitive[i] + 1 + rng.integers(n_values - 1)) % n_values
     return dataclasses.replace(table, sensitive=sensitive)
+
+
+def on_table(move: Callable[[Table, np.random.Generator], Table]) -> tuple[str, Callable]:
+    """``(name, instance move)`` of a table move, for any instance holding its table in
+    ``table``; the instance's own checks refuse what its problem does not allow (a table of
+    fewer than ``k`` records, one with no l-diverse publication)."""
+
+    def moved(instance: Any, rng: np.random.Generator) -> Any:
+        return dataclasses.replace(instance, table=move(instance.table, rng))
+
+    moved.__name__ = move.__name__
+    return move.__name__, moved

@@ -17,18 +17,8 @@ from pathlib import Path
 
 from anonratio.instances.base import cold_copy
 from anonratio.instances.kanonymity import KAnonymityInstance, random_table
+from anonratio.instances.loaders import ADULT_QI
 from anonratio.solvers.kanonymity.forest import forest
-
-ADULT_QI = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "occupation",
-]
 
 
 class ForestScale:
@@ -71,4 +61,4 @@ class AdultAnonymize:
     def time_anonymize(self, k: int) -> None:
         import anonratio
 
-        anonratio.anonymize(self.data, ADULT_QI, k, hierarchies=self.folder)
+        anonratio.anonymize(self.data, list(ADULT_QI), k, hierarchies=self.folder)

@@ -4,31 +4,17 @@ leaves no l-diverse publication is refused by the instance's own check."""
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable
-
-import numpy as np
-from anonratio.instances import table_moves
-from anonratio.instances.ldiversity.instance import LDiversityInstance
+from anonratio.instances.table_moves import (
+    delete_record,
+    duplicate_record,
+    on_table,
+    replace_cell,
+    replace_sensitive,
+)
 
 __all__ = ["MOVES"]
 
-
-def _on_table(move: Callable) -> Callable:
-    def moved(instance: LDiversityInstance, rng: np.random.Generator) -> LDiversityInstance:
-        return dataclasses.replace(instance, table=move(instance.table, rng))
-
-    moved.__name__ = move.__name__
-    return moved
-
-
 #: (name, move) pairs; each ``move(instance, rng) -> instance`` or ``ValueError``
 MOVES = tuple(
-    (m.__name__, _on_table(m))
-    for m in (
-        table_moves.replace_cell,
-        table_moves.replace_sensitive,
-        table_moves.duplicate_record,
-        table_moves.delete_record,
-    )
+    on_table(m) for m in (replace_cell, replace_sensitive, duplicate_record, delete_record)
 )

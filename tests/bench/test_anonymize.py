@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from anonratio.bench.cli import main
+from anonratio.instances.loaders import ADULT_QI
 
 QI = ["age", "sex", "zip"]
 
@@ -241,16 +242,7 @@ def test_anonymize_adult_first_2000_rows_k5_forest_is_k_anonymous(tmp_path, caps
         head = [next(fh) for _ in range(2001)]  # header + 2,000 records
     data = tmp_path / "adult2000.csv"
     data.write_text("".join(head), encoding="utf-8", newline="")
-    qi = [
-        "sex",
-        "age",
-        "race",
-        "marital-status",
-        "education",
-        "native-country",
-        "workclass",
-        "occupation",
-    ]
+    qi = list(ADULT_QI)
     argv = ["--hierarchies", str(folder), "--sensitive", "salary-class"]
     info = _anonymize(capsys, data, tmp_path / "adult-k5.csv", *argv, k=5, qi=qi)
     assert info["n"] == 2000 and info["verified"] is True
