@@ -133,6 +133,7 @@ def _finalize_group(g: pd.DataFrame, reference: dict[str, float]) -> dict[str, A
         "optimum_note": "; ".join(notes) or None,
         "lower_bound": lb,
         "lower_bound_source": lb_src,
+        "best_known": opt if status == "opt" else best,
     }
 
 
@@ -153,6 +154,9 @@ def finalize(
     ``ratio = cost / optimum`` only
     when ``optimum_status == "opt"``; ``certified_ratio = cost / lower_bound`` (empty when the
     bound is 0, except cost 0 → 1). A zero optimum gives ratio 1 for cost 0 and inf otherwise.
+    ``best_known`` is the optimum when proven, else the least verified cost, and
+    ``ratio_at_least = cost / best_known``: every run's true ratio lies in
+    ``[ratio_at_least, certified_ratio]``.
 
     Parameters
     ----------
@@ -167,7 +171,8 @@ def finalize(
     -------
     DataFrame
         A copy with ``optimum``, ``optimum_status``, ``exact_agree``, ``optimum_note``,
-        ``lower_bound``, ``lower_bound_source``, ``ratio`` and ``certified_ratio`` filled.
+        ``lower_bound``, ``lower_bound_source``, ``best_known``, ``ratio``,
+        ``certified_ratio`` and ``ratio_at_least`` filled.
     """
     if not isinstance(reference, dict):
         reference = load_reference_optima(reference)
@@ -179,13 +184,14 @@ def finalize(
     for inst, g in out[out["instance"].notna()].groupby("instance", sort=False):
         per[inst] = _finalize_group(g, reference)
     cols = ["optimum", "optimum_status", "exact_agree", "optimum_note"]
-    cols += ["lower_bound", "lower_bound_source"]
+    cols += ["lower_bound", "lower_bound_source", "best_known"]
     for col in cols:
         default = {"optimum_status": "unknown", "lower_bound": 0.0}.get(col)
         values = [per.get(i, {}).get(col, default) for i in out["instance"]]
         out[col] = pd.Series(values, index=out.index, dtype=object)
     out["optimum"] = pd.to_numeric(out["optimum"], errors="coerce").astype(float)
     out["lower_bound"] = pd.to_numeric(out["lower_bound"], errors="coerce").astype(float)
+    out["best_known"] = pd.to_numeric(out["best_known"], errors="coerce").astype(float)
     out["exact_agree"] = out["exact_agree"].astype("boolean")
     cost = out["cost"].astype(float)
     ok = out["verified"].fillna(False).astype(bool) & cost.notna()
@@ -193,6 +199,7 @@ def finalize(
     lb = out["lower_bound"]
     out["ratio"] = _ratio(cost, opt, ok)
     out["certified_ratio"] = _ratio(cost, lb, ok, zero_den_inf=False)
+    out["ratio_at_least"] = _ratio(cost, out["best_known"], ok)
     from anonratio.bench.store import order_columns
 
     return order_columns(out)

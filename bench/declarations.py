@@ -90,6 +90,10 @@ class Algorithm:
         (the zip-code CP-SAT model starts from the spanning-tree split).
     aliases : tuple of str
         Former names, still accepted by the CLI and :func:`~anonratio.bench.registry.get_algorithm`.
+    gated : bool
+        Tracked by the quality gate (``anonratio gate``); False for an algorithm whose solution
+        is another registered algorithm's (``kanon-certified`` returns ``kanon-local-search``'s
+        partition with a bound), so the gate does not run it twice.
     """
 
     name: str
@@ -104,6 +108,7 @@ class Algorithm:
     requires: Callable[[Any], str | None] | None = None
     hint: Callable[..., Solution] | None = None
     aliases: tuple[str, ...] = ()
+    gated: bool = True
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -3,7 +3,8 @@ instance sets, compared with a committed baseline (``anonratio gate``; the READM
 *Quality gate*).
 
 :func:`gate_results` runs, in this process and on the working tree, every registered algorithm of
-kind ``approximation`` or ``heuristic`` on every tracked instance of its problem it supports
+kind ``approximation`` or ``heuristic`` (unless declared ``gated=False``) on every tracked
+instance of its problem it supports
 (:data:`~anonratio.bench.reference.ALL_REFERENCE`, ``alg.supports(instance) is None``), with the
 algorithm seed a sweep would give it (:func:`~anonratio.bench.record.algorithm_seed`), verifies
 each solution with :func:`anonratio.instances.verify` and divides the verified cost by the
@@ -128,7 +129,7 @@ def gate_results(
     chosen = [
         a
         for a in registry.REGISTRY.values()
-        if a.kind in KINDS and (wanted is None or a.name in wanted)
+        if a.kind in KINDS and a.gated and (wanted is None or a.name in wanted)
     ]
     rows = []
     for ref in refs:

@@ -78,6 +78,8 @@ EXTRA_COLUMNS = [
     "known_optimum",
     "run_lower_bound",
     "run_lower_bound_source",
+    "best_known",
+    "ratio_at_least",
     "exact_agree",
     "optimum_note",
     "error",
@@ -153,6 +155,10 @@ class RunRecord:
     known_optimum: float = _NAN
     run_lower_bound: float = 0.0
     run_lower_bound_source: str = "none"
+    #: the least verified cost of the instance over the frame's runs (its optimum when proven)
+    best_known: float = _NAN
+    #: cost / best_known: the true ratio is at least this (and at most ``certified_ratio``)
+    ratio_at_least: float = _NAN
     exact_agree: bool | None = None
     optimum_note: str | None = None
     error: str | None = None

@@ -9,7 +9,10 @@ Two ratios are kept apart everywhere:
 
 - ``ratio`` = cost ÷ proven optimum, defined only when ``optimum_status`` is ``opt``;
 - ``certified_ratio`` = cost ÷ a valid lower bound, an upper bound on the true ratio that exists
-  for every instance, including those too large for the exact models.
+  for every instance, including those too large for the exact models;
+- ``ratio_at_least`` = cost ÷ the best verified cost known for the instance, a lower bound on the
+  true ratio: without a proven optimum the true ratio lies in
+  ``[ratio_at_least, certified_ratio]``.
 
 Plots use matplotlib's object-oriented API with the Agg canvas, so importing this module never
 changes the global matplotlib backend.
@@ -52,7 +55,9 @@ __all__ = [
 #: parameter names that play the role of the anonymity size "k" in each problem family
 _SIZE_PARAMS = ("k", "r", "l")
 _KIND_ORDER = {"approximation": 0, "heuristic": 1, "exact": 2}
-_NUMERIC = ("n", "cost", "ratio", "certified_ratio", "guarantee", "time_s", "lower_bound")
+_NUMERIC = (
+    "n", "cost", "ratio", "certified_ratio", "ratio_at_least", "guarantee", "time_s", "lower_bound",
+)  # fmt: skip
 
 #: summary columns, in order
 SUMMARY_COLUMNS = [
@@ -67,6 +72,7 @@ SUMMARY_COLUMNS = [
     "max_ratio",
     "median_certified_ratio",
     "max_certified_ratio",
+    "median_ratio_at_least",
     "guarantee",
     "over_guarantee",
     "median_time_s",
@@ -160,6 +166,7 @@ def summarize(df: pd.DataFrame) -> pd.DataFrame:
         max_ratio=("ratio", "max"),
         median_certified_ratio=("certified_ratio", lambda s: s[np.isfinite(s)].median()),
         max_certified_ratio=("certified_ratio", "max"),
+        median_ratio_at_least=("ratio_at_least", lambda s: s[np.isfinite(s)].median()),
         guarantee=("guarantee", "max"),
         over_guarantee=("_over", "sum"),
         median_time_s=("time_s", "median"),
@@ -194,6 +201,7 @@ def algorithm_summary(df: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=ALGORITHM_COLUMNS)
     d["_over"] = (d["ratio"] > d["guarantee"] * (1 + 1e-9) + 1e-9).astype(int)
     d["_cert"] = d["certified_ratio"].where(np.isfinite(d["certified_ratio"]))
+    d["_least"] = d["ratio_at_least"].where(np.isfinite(d["ratio_at_least"]))
     out = (
         d.groupby(["problem", "algorithm"], sort=False)
         .agg(
@@ -205,6 +213,7 @@ def algorithm_summary(df: pd.DataFrame) -> pd.DataFrame:
             max_ratio=("ratio", "max"),
             median_certified_ratio=("_cert", "median"),
             max_certified_ratio=("certified_ratio", "max"),
+            median_ratio_at_least=("_least", "median"),
             over_guarantee=("_over", "sum"),
             median_time_s=("time_s", "median"),
         )

@@ -239,9 +239,10 @@ def _legend(fig, algorithms, extra):
 
 def plot_problem_ratios(problem: str, p: pd.DataFrame, out_dir: Path) -> Path | None:
     """``ratios_<problem>.png``: per k (or k bin) and non-exact algorithm, the distribution of
-    ``ratio`` (when some run has a proven optimum) and of ``certified_ratio`` as box plots
-    (box: quartiles, line: median, whiskers: min and max), the proven guarantee as a dashed
-    segment in the algorithm's colour."""
+    ``ratio`` (when some run has a proven optimum), of ``certified_ratio`` and, when some run
+    has none, of ``ratio_at_least``: the true ratio of such a run lies between its values in
+    the last two panels. Box plots (box: quartiles, line: median, whiskers: min and max), the
+    proven guarantee as a dashed segment in the algorithm's colour."""
     from matplotlib.lines import Line2D
 
     approx = p[p["kind"] != "exact"]
@@ -253,13 +254,20 @@ def plot_problem_ratios(problem: str, p: pd.DataFrame, out_dir: Path) -> Path | 
     if not algorithms or ks.empty:
         return None
     groups, labels = k_groups(ks)
+    if "ratio_at_least" in approx:  # only where no optimum is proven: else it is the ratio
+        proven = approx["optimum_status"] == "opt" if "optimum_status" in approx else False
+        approx = approx.assign(ratio_at_least=approx["ratio_at_least"].where(~proven))
     panels = [
         (c, t)
         for c, t in (
             ("ratio", "ratio = cost / proven optimum (runs whose optimum is proven)"),
             ("certified_ratio", "certified ratio = cost / lower bound (≥ the true ratio)"),
+            (
+                "ratio_at_least",
+                "cost / best-known cost (≤ the true ratio; runs without a proven optimum)",
+            ),
         )
-        if np.isfinite(approx[c]).any()
+        if c in approx and np.isfinite(approx[c]).any()
     ]
     if not panels:
         return None

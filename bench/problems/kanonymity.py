@@ -12,10 +12,13 @@ G. Aggarwal, T. Feder, K. Kenthapadi, R. Motwani, R. Panigrahy, D. Thomas, A. Zh
 "Approximation Algorithms for k-Anonymity". Journal of Privacy Technology, 2005.
 """
 
+import time
+
 import numpy as np
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee, needs_k
 from anonratio.bench.hunt_library import worst_found_family
 from anonratio.exact.kanonymity import solve_cbc, solve_cpsat, solve_highs
+from anonratio.exact.kanonymity.certified import certify
 from anonratio.instances import verify
 from anonratio.instances.kanonymity import (
     KAnonymityInstance,
@@ -27,6 +30,7 @@ from anonratio.instances.kanonymity import (
 )
 from anonratio.instances.kanonymity.moves import MOVES
 from anonratio.instances.loaders import ADULT_QI, load_adult
+from anonratio.instances.validation import check_number
 from anonratio.solvers.kanonymity.datafly import datafly
 from anonratio.solvers.kanonymity.factor_2 import one_two_factor, one_two_factor_guarantee
 from anonratio.solvers.kanonymity.factor_3 import two_factor, two_factor_guarantee
@@ -237,6 +241,26 @@ FAMILIES = (
 # ---------------------------------------------------------------------------------------------
 # algorithms
 # ---------------------------------------------------------------------------------------------
+#: share of kanon-certified's time limit its local search may take (the bound takes the rest)
+CERTIFIED_SEARCH_SHARE = 0.3
+
+
+def certified_search(instance, seed=None, time_limit=60.0):
+    """kanon-certified: local search from FOREST's partition (the best-known partition) for
+    ``CERTIFIED_SEARCH_SHARE`` of ``time_limit``, then the strongest lower bound the rest of the
+    time proves (:func:`~anonratio.exact.kanonymity.certified.certify`)."""
+    time_limit = check_number("time_limit", time_limit, low=0, closed="neither")
+    t0 = time.perf_counter()
+    found = local_search(instance, seed=seed, time_limit=CERTIFIED_SEARCH_SHARE * time_limit)
+    left = max(0.0, time_limit - (time.perf_counter() - t0))
+    return certify(instance, found, time_limit=left, seed=seed)
+
+
+def _best_known_hint(instance, seed=None):
+    """The exact models' warm start: local search from FOREST's partition (at most 10 s)."""
+    return local_search(instance, seed=seed, time_limit=10.0)
+
+
 def _forest_guarantee(instance, solution=None):
     return forest_guarantee(instance.k)
 
@@ -367,6 +391,20 @@ ALGORITHMS = (
         complexity="FOREST, then rounds of O(n k) priced relocations and one cut per large group",
     ),
     Algorithm(
+        name="kanon-certified",
+        problem=PROBLEM,
+        kind="heuristic",
+        function=certified_search,
+        guarantee=_forest_guarantee,
+        guarantee_text="max(2k-1, 3k-5) (inherited from FOREST, its start); reports a proven "
+        "lower bound",
+        source="local search from FOREST, then nearest-neighbour prices, dual ascent and column "
+        "generation over the generalization lattice (anonratio.exact.kanonymity.lp_bound)",
+        complexity="local search, then O(n_L u log u) per ascent round or pricing sweep "
+        "(n_L lattice nodes, u unique records)",
+        gated=False,  # its partition is kanon-local-search's, which the gate tracks
+    ),
+    Algorithm(
         name="kanon-cpsat",
         problem=PROBLEM,
         kind="exact",
@@ -376,6 +414,7 @@ ALGORITHMS = (
         source="CP-SAT set-partitioning model over groups of k..2k-1 records "
         "(anonratio.exact.kanonymity)",
         complexity="exponential (clause learning / branch and bound)",
+        hint=_best_known_hint,
         aliases=("cpsat",),
     ),
     Algorithm(
@@ -387,6 +426,7 @@ ALGORITHMS = (
         guarantee_text="1 (exact)",
         source="set-partitioning ILP solved by HiGHS through PuLP (anonratio.exact.kanonymity)",
         complexity="exponential (branch and bound)",
+        hint=_best_known_hint,
         aliases=("highs",),
     ),
     Algorithm(
@@ -398,6 +438,7 @@ ALGORITHMS = (
         guarantee_text="1 (exact)",
         source="set-partitioning ILP solved by CBC through PuLP (anonratio.exact.kanonymity)",
         complexity="exponential (branch and bound)",
+        hint=_best_known_hint,
         aliases=("cbc",),
     ),
 )

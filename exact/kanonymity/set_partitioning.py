@@ -28,6 +28,7 @@ from time import perf_counter
 
 import numpy as np
 import scipy.sparse as sp
+from anonratio.exact.kanonymity.box_pricing import BoxLattice
 from anonratio.exact.kanonymity.columns import (
     Columns,
     KAnonData,
@@ -38,10 +39,17 @@ from anonratio.exact.kanonymity.columns import (
     initial_pool,
     prepare,
 )
+from anonratio.exact.kanonymity.lp_bound import lp_bound
 from anonratio.exact.options import check_hint_labels, check_upper_bound
 from anonratio.exact.run import RunResult, check_run_options
 from anonratio.instances import KAnonymityInstance, Solution, lower_bound, verify
 from anonratio.instances.validation import check_instance
+
+#: largest lattice sweep (unique records times lattice nodes) priced over the lattice
+MAX_LATTICE_WORK = 5e7
+#: fewer unique records than this are priced by enumeration (each lattice node costs a few
+#: vector operations however few the records: small instances enumerate faster)
+LATTICE_MIN_UNIQUE = 100
 
 __all__ = [
     "Incumbent",
@@ -296,9 +304,29 @@ def _start(d, labels, upper_bound, *, t0, time_limit):
 def _bound_phase(d, st, *, t0, time_limit):
     """Step 1: a dual-feasible price vector with a high bound (at most half of the time).
 
-    Sets the loop's bound; returns the prices ``center`` and their bound ``base = pi·c``.
+    Column generation prices over the generalization lattice
+    (:func:`~anonratio.exact.kanonymity.lp_bound.lp_bound`) when a sweep of it is small
+    (``MAX_LATTICE_WORK``) and the instance not too small (``LATTICE_MIN_UNIQUE``), else by
+    enumerating groups from their representatives. Sets the
+    loop's bound; returns the prices ``center`` and their bound ``base = pi·c``.
     """
     roundup = (lambda x: math.ceil(x - 1e-6)) if d.integral else (lambda x: x)
+    lattice = BoxLattice(d.instance)
+    if LATTICE_MIN_UNIQUE <= lattice.u and lattice.work <= MAX_LATTICE_WORK:
+        starts = [decode(d, st.inc)] if st.inc is not None else []
+        found = lp_bound(
+            d.instance, time_limit=max(0.0, 0.5 * time_limit - (perf_counter() - t0)),
+            starts=starts,
+            lattice=lattice, max_master=d.u,
+        )  # fmt: skip
+        center, base = d.scale * found.prices, d.scale * found.value
+        st.bound = roundup(max(base, d.lb_nn))
+        st.info.update(
+            lp_bound=found.value, nn_bound=d.lb_nn / d.scale, rounds=0,
+            lower_bound_source=found.source, cg_iterations=found.iterations,
+            cg_lp=found.lp_value, time_bound=perf_counter() - t0,
+        )  # fmt: skip
+        return center, base
     starts = [initial_pool(d, deadline=t0 + 0.25 * time_limit), nn_groups(d)]
     pool = Columns.concat(starts + ([st.inc.columns] if st.inc else []), d.width)
     center, base, pool, cg_info = column_generation(d, pool, deadline=t0 + 0.5 * time_limit)

@@ -45,6 +45,7 @@ __all__ = [
     "pairwise_distances",
     "nearest_neighbors",
     "group_levels",
+    "nn_prices",
 ]
 
 MODELS = ("suppression", "generalization")
@@ -290,18 +291,43 @@ def kanonymity_lower_bound(
     neighbors: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> float:
     """The nearest-neighbour bound; pass ``neighbors=(index, dist)`` to reuse a k-NN table."""
+    if unique is None:
+        counts = instance.unique_records[2]
+    prices = nn_prices(instance, unique, counts, neighbors)
+    return float(prices @ counts)
+
+
+def nn_prices(
+    instance: KAnonymityInstance,
+    unique: np.ndarray | None = None,
+    counts: np.ndarray | None = None,
+    neighbors: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
+    """What each copy of each unique record pays at least: the nearest-neighbour bound per record.
+
+    A record with ``c`` identical copies pays its ``(k − c)``-th smallest non-zero distance
+    (counting the other records with multiplicity), or 0 when ``c >= k``. These prices are dual
+    feasible for the set-partitioning relaxation: a group's per-copy cost is at least each
+    member's distance to every other member (levels are an ultrametric), so a group of ``t``
+    copies costs at least the sum of its members' prices.
+
+    Returns
+    -------
+    ndarray of float, shape (u,)
+        One price per unique record (the instance's :attr:`~KAnonymityInstance.unique_records`
+        unless ``unique`` and ``counts`` are given).
+    """
     shared = unique is None  # the instance's own unique records: reuse its k-NN table
     if shared:
         unique, _, counts = instance.unique_records
     k = instance.k
     need = k - counts  # other (non-identical) records each unique record must still meet
     if not np.any(need > 0):
-        return 0.0
+        return np.zeros(len(counts))
     if neighbors is None:
         neighbors = instance.neighbor_table(k - 1) if shared else None
     index, dist = neighbors if neighbors is not None else nearest_neighbors(instance, k - 1, unique)
     # the (need)-th nearest non-identical record, counting neighbours with multiplicity
     reach = np.cumsum(counts[index], axis=1)
     pos = np.argmax(reach >= np.maximum(need, 1)[:, None], axis=1)
-    per_record = np.where(need > 0, dist[np.arange(len(unique)), pos], 0.0)
-    return float(per_record @ counts)
+    return np.where(need > 0, dist[np.arange(len(unique)), pos], 0.0)

@@ -29,6 +29,7 @@ KANON = [
     "mondrian",
     "mondrian-relaxed",
     "kanon-local-search",
+    "kanon-certified",
     "kanon-cpsat",
     "kanon-highs",
     "kanon-cbc",
@@ -48,6 +49,7 @@ def test_registry_contents():
         "mondrian": "heuristic",
         "mondrian-relaxed": "heuristic",
         "kanon-local-search": "heuristic",
+        "kanon-certified": "heuristic",
         "kanon-cpsat": "exact",
         "kanon-highs": "exact",
         "kanon-cbc": "exact",
@@ -113,7 +115,8 @@ def test_get_algorithm_and_problem_filter():
 @pytest.mark.parametrize("bad", ["nope", "", None])
 def test_unknown_algorithm_message(bad):
     with pytest.raises(
-        ValueError, match=r"unknown algorithm .*; known: \[.*'kanon-cbc', 'kanon-cpsat'"
+        ValueError,
+        match=r"unknown algorithm .*; known: \[.*'kanon-cbc', 'kanon-certified', 'kanon-cpsat'",
     ):
         get_algorithm(bad)
 

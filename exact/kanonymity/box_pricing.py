@@ -1,0 +1,329 @@
+"""Exact pricing of k-anonymity groups over the generalization lattice, without pairwise tables.
+
+The linear relaxation of set partitioning over groups (:mod:`anonratio.exact.kanonymity.columns`)
+has a pricing problem: given row prices ``y`` (one per unique record, per copy), find the group
+``G`` of at least ``k`` copies with the least reduced cost ``rc_G = |G| p(G) − y(G)``, where
+``p(G) = sum_j a_j L_j(G)`` is its per-copy cost. A group's levels ``L(G)`` are a node of the
+lattice of level vectors, and ``G`` lies in one *box* of that node: the records whose values
+coincide on every attribute ``j`` at level ``L_j`` (one generalized record). Conversely any ``t``
+copies in a box ``B`` of node ``L`` form a group of cost at most ``t p_L``. So
+
+    min_G rc_G = min over nodes L, boxes B of L:  min_t  t p_L − (the t largest prices in B),
+
+and inside a box the best ``t`` takes the copies in decreasing price: all copies priced above
+``p_L``, clipped to ``[k, 2k − 1]``. Likewise ``min_G rc_G / |G|`` (the Lagrangian shift) is
+``min_{L, B} p_L − (mean of the k largest prices in B)`` where negative.
+
+:class:`BoxLattice` evaluates this over every node with a few sorts per node, exactly. Two
+prunings keep it exact: a node with ``p_L >= max y`` holds no negative group; and a box's ``k``
+best copies all have ``y > k p_L − (k − 1) max y`` when their mean exceeds ``p_L``, so each node
+sorts only that prefix of the records (taken in decreasing price).
+
+Cost: ``O(N_L u log u)`` per pricing for ``N_L`` lattice nodes and ``u`` unique records
+(:attr:`BoxLattice.work`); tens of thousands of nodes times 10^5 records is beyond a sweep.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from time import perf_counter
+
+import numpy as np
+from anonratio.instances import KAnonymityInstance
+
+__all__ = ["BoxLattice", "Priced"]
+
+#: keys above this are compressed (the mixed radix of the attributes' value counts overflows)
+_KEY_LIMIT = 1 << 62
+
+
+@dataclass
+class Priced:
+    """The outcome of one pricing sweep.
+
+    Attributes
+    ----------
+    members : ndarray of int64, shape (N, 2k − 1)
+        The groups found, as ascending unique-record ids with repeats for copies, padded with -1.
+    cost : ndarray, shape (N,)
+        Their exact costs (the groups' own levels, which may lie below the box's).
+    rc : ndarray, shape (N,)
+        Their reduced costs at the prices priced.
+    shift : float
+        ``min(0, min_G rc_G / |G|)`` over every group of at least ``k`` copies: the prices
+        ``y + shift`` are dual feasible.
+    nodes : int
+        Lattice nodes swept (the others were pruned).
+    seconds : float
+    """
+
+    members: np.ndarray
+    cost: np.ndarray
+    rc: np.ndarray
+    shift: float
+    nodes: int
+    seconds: float
+
+
+class BoxLattice:
+    """The generalization lattice of an instance's unique records, ready to price groups.
+
+    Parameters
+    ----------
+    instance : KAnonymityInstance
+    a : array_like of float, shape (m,), optional
+        Cost of one level of attribute ``j`` for one copy (default ``w_j / l_j``; the exact
+        solvers pass scaled costs).
+
+    Notes
+    -----
+    The unique records and their copies are the instance's
+    (:attr:`KAnonymityInstance.unique_records`).
+    """
+
+    def __init__(self, instance: KAnonymityInstance, a: np.ndarray | None = None) -> None:
+        self.instance = instance
+        self.k = instance.k
+        self.width = 2 * instance.k - 1
+        unique, _, counts = instance.unique_records
+        self.unique, self.counts = unique, np.asarray(counts, dtype=np.int64)
+        self.a = np.asarray(
+            instance.table.weights / instance.heights if a is None else a, dtype=float
+        )
+        hs = instance.hierarchies
+        # groups[j][t]: the group of every unique record at level t of attribute j
+        self.groups = [
+            [h.groups[unique[:, j], t].astype(np.int64) for t in range(h.height + 1)]
+            for j, h in enumerate(hs)
+        ]
+        sizes = [h.n_values for h in hs]
+        self.radix = np.cumprod([1, *sizes[:-1]], dtype=object)
+        self.overflow = int(np.prod(np.array(sizes, dtype=object))) >= _KEY_LIMIT
+        self.nodes = np.array(list(itertools.product(*(range(h.height + 1) for h in hs))))
+        self.node_cost = self.nodes @ self.a
+
+    @property
+    def u(self) -> int:
+        """Number of unique records."""
+        return len(self.counts)
+
+    @property
+    def work(self) -> float:
+        """Records times lattice nodes: the size of one unpruned sweep."""
+        return float(self.u) * len(self.nodes)
+
+    def _keys(self, perm: np.ndarray) -> tuple[list, list]:
+        """Per attribute and level, the group ids in ``perm`` order, times the attribute's
+        radix (or plain ids when the radix overflows)."""
+        out = []
+        for j, levels in enumerate(self.groups):
+            r = 1 if self.overflow else int(self.radix[j])
+            out.append([g[perm] * r for g in levels])
+        return out
+
+    def price(self, y: np.ndarray, *, max_columns: int, tol: float = 1e-9) -> Priced:
+        """Every box's best group at the prices ``y``; the ``max_columns`` of least reduced cost.
+
+        Parameters
+        ----------
+        y : ndarray, shape (u,)
+            Price of one copy of each unique record.
+        max_columns : int
+            Groups returned at most (those of least reduced cost).
+        tol : float
+            Groups need ``rc < -tol`` to be returned.
+
+        Returns
+        -------
+        Priced
+        """
+        t0 = perf_counter()
+        y = np.asarray(y, dtype=float)
+        k, width = self.k, self.width
+        perm = np.argsort(-y, kind="stable")  # decreasing price
+        ys, cs = y[perm], self.counts[perm]
+        ymax = float(ys[0]) if len(ys) else 0.0
+        keys = self._keys(perm)
+        shift, swept = 0.0, 0
+        found: list[tuple[np.ndarray, np.ndarray]] = []
+        n_found = 0
+        for node, p in zip(self.nodes, self.node_cost, strict=True):
+            if p >= ymax:
+                continue  # every copy is priced at most p: no box holds a negative group
+            n_sel = int(np.searchsorted(-ys, -(k * p - (k - 1) * ymax), side="left"))
+            if int(cs[:n_sel].sum()) < k:
+                continue
+            swept += 1
+            key = self._node_key(keys, node, n_sel)
+            s, new = self._node(key, ys[:n_sel], cs[:n_sel], float(p), tol)
+            shift = min(shift, s)
+            if new is not None:
+                rows, rc = new
+                found.append((np.where(rows >= 0, perm[np.maximum(rows, 0)], -1), rc))
+                n_found += len(rc)
+                if n_found > 4 * max_columns:
+                    found = [_best(found, max_columns)]
+                    n_found = len(found[0][1])
+        members, rc = _best(found, max_columns) if found else (np.zeros((0, width), np.int64), [])
+        members = _canonical_rows(members)
+        members, first = np.unique(members, axis=0, return_index=True)
+        cost = self.cost(members)
+        rc = cost - np.where(members >= 0, y[np.maximum(members, 0)], 0.0).sum(axis=1)
+        return Priced(members, cost, rc, float(shift), swept, perf_counter() - t0)
+
+    def slack(
+        self, y: np.ndarray, free: np.ndarray | None = None, deadline: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Per unique record, its boxes' least slack and the raise that slack allows.
+
+        A box ``B`` of node ``L`` holding at least ``k`` copies has slack
+        ``s_B = k p_L − (sum of the k largest prices in B)`` (``>= 0`` for dual-feasible prices).
+        If only the ``free`` records rise, and ``r_B`` free copies lie in ``B``, raising each by
+        at most ``s_B / min(k, r_B)`` raises the sum of any ``k`` prices in ``B`` by at most
+        ``s_B``: the prices stay dual feasible.
+
+        Parameters
+        ----------
+        y : ndarray, shape (u,)
+            Dual-feasible prices.
+        free : ndarray of bool, shape (u,), optional
+            The records that may rise (default: all).
+        deadline : float, optional
+            A ``perf_counter`` reading; None is returned when it passes first.
+
+        Returns
+        -------
+        slack : ndarray, shape (u,)
+            ``min_{B ∋ i} s_B`` (``inf`` when no box of ``k`` copies holds ``i``).
+        raise_ : ndarray, shape (u,)
+            ``min_{B ∋ i} s_B / min(k, r_B)``: how far record ``i`` may rise.
+
+        Notes
+        -----
+        Nodes are swept by increasing ``p_L``; the sweep stops once ``k p_L`` minus the ``k``
+        largest prices overall is positive and exceeds ``k`` times every raise found (no later
+        box can lower one).
+        """
+        y = np.asarray(y, dtype=float)
+        k, u = self.k, self.u
+        free = np.ones(u, dtype=bool) if free is None else np.asarray(free, dtype=bool)
+        perm = np.argsort(-y, kind="stable")
+        ys, cs, fs = y[perm], self.counts[perm], free[perm]
+        cum = np.cumsum(cs)
+        if not len(cs) or cum[-1] < k:
+            return np.full(u, np.inf), np.full(u, np.inf)
+        top = int(np.searchsorted(cum, k))
+        top_k = float((cs[:top] * ys[:top]).sum() + (k - (cum[top - 1] if top else 0)) * ys[top])
+        keys = self._keys(perm)
+        best, rise = np.full(u, np.inf), np.full(u, np.inf)
+        for i in np.argsort(self.node_cost, kind="stable"):
+            node, p = self.nodes[i], float(self.node_cost[i])
+            floor = k * p - top_k  # every box of this node and the later ones has this slack
+            if floor > 0 and floor >= k * float(rise[free].max(initial=0.0)):
+                break
+            if deadline is not None and perf_counter() > deadline:
+                return None
+            key = self._node_key(keys, node, u)
+            order = np.argsort(key, kind="stable")
+            slack, n_free, size = self._box_slack(key[order], ys[order], cs[order], fs[order], p)
+            idx = perm[order]
+            best[idx] = np.minimum(best[idx], np.repeat(slack, size))
+            share = slack / np.maximum(1, np.minimum(k, n_free))
+            rise[idx] = np.minimum(rise[idx], np.repeat(share, size))
+        return best, rise
+
+    def _node_key(self, keys, node, n_sel):
+        """The box of each of the first ``n_sel`` records (decreasing price) at ``node``."""
+        key = keys[0][node[0]][:n_sel].copy()
+        for j in range(1, len(keys)):
+            if self.overflow:  # compress the key so far, then mix the next attribute in
+                key = np.unique(key, return_inverse=True)[1].astype(np.int64)
+                key = key * int(self.groups[j][node[j]].max() + 1) + keys[j][node[j]][:n_sel]
+            else:
+                key += keys[j][node[j]][:n_sel]
+        return key
+
+    def _box_slack(self, ks, yv, cv, fv, p):
+        """Slack, free copies and size (in records) of every box of a node, records sorted by
+        box and decreasing price; boxes of fewer than ``k`` copies have infinite slack."""
+        k = self.k
+        start = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
+        end = np.r_[start[1:], len(ks)]
+        cum = np.cumsum(cv)
+        ycum = np.cumsum(cv * yv)
+        base = cum[start] - cv[start]
+        ybase = ycum[start] - cv[start] * yv[start]
+        total = cum[end - 1] - base
+        q = np.searchsorted(cum, np.minimum(base + k, cum[end - 1]))
+        top_k = ycum[q] - ybase - (cum[q] - base - k) * yv[q]
+        free = np.add.reduceat(cv * fv, start)
+        return np.where(total >= k, k * p - top_k, np.inf), free, end - start
+
+    def _node(self, key, ys, cs, p, tol):
+        """One node: its least ``rc / |G|`` and its boxes' negative groups (rows into the
+        decreasing-price order, padded with -1; reduced costs at the box's cost)."""
+        k, width = self.k, self.width
+        order = np.argsort(key, kind="stable")  # by box, decreasing price inside
+        ks, yv, cv = key[order], ys[order], cs[order]
+        start = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
+        cum = np.cumsum(cv)
+        ycum = np.cumsum(cv * yv)
+        base = cum[start] - cv[start]
+        ybase = ycum[start] - cv[start] * yv[start]
+        end = np.r_[start[1:], len(ks)]
+        total = cum[end - 1] - base
+        ok = total >= k
+        if not ok.any():
+            return np.inf, None
+        start, base, ybase, end, total = start[ok], base[ok], ybase[ok], end[ok], total[ok]
+        q = np.searchsorted(cum, base + k)
+        top_k = ycum[q] - ybase - (cum[q] - base - k) * yv[q]
+        shift = float((p - top_k / k).min())
+        if shift >= -tol / k:
+            return shift, None
+        # copies priced above p, clipped to [k, 2k - 1] and to the box
+        above = np.cumsum(cv * (yv > p))
+        n_above = above[end - 1] - np.r_[0, above][start]
+        t = np.clip(n_above, k, np.minimum(width, total))
+        q = np.searchsorted(cum, base + t)
+        rc = t * p - (ycum[q] - ybase - (cum[q] - base - t) * yv[q])
+        neg = rc < -tol
+        if not neg.any():
+            return shift, None
+        base, t, rc = base[neg], t[neg], rc[neg]
+        copy = np.arange(1, width + 1)
+        pos = np.searchsorted(cum, base[:, None] + copy[None, :])  # the box position of each copy
+        rows = np.where(copy[None, :] <= t[:, None], order[np.minimum(pos, len(order) - 1)], -1)
+        return shift, (rows, rc)
+
+    def cost(self, members: np.ndarray) -> np.ndarray:
+        """The exact cost of groups given as padded rows of unique-record ids (with repeats)."""
+        members = np.asarray(members, dtype=np.int64)
+        if len(members) == 0:
+            return np.zeros(0)
+        present = members >= 0
+        filled = np.where(present, members, members[:, :1])  # padding repeats the first member
+        levels = np.zeros((len(members), len(self.groups)), dtype=np.int64)
+        for j, by_level in enumerate(self.groups):
+            for t in range(len(by_level) - 1):  # levels refine: differing at t means below t too
+                g = by_level[t][filled]
+                levels[:, j] += np.any(g != g[:, :1], axis=1)
+        return present.sum(axis=1) * (levels @ self.a)
+
+
+def _best(found, n):
+    """The ``n`` groups of least reduced cost among ``found`` (lists of (rows, rc))."""
+    rows = np.concatenate([f[0] for f in found])
+    rc = np.concatenate([f[1] for f in found])
+    if len(rc) > n:
+        keep = np.argpartition(rc, n)[:n]
+        rows, rc = rows[keep], rc[keep]
+    return rows, rc
+
+
+def _canonical_rows(members: np.ndarray) -> np.ndarray:
+    """Rows sorted ascending with the -1 padding last."""
+    big = np.iinfo(np.int64).max
+    s = np.sort(np.where(members >= 0, members, big), axis=1)
+    return np.where(s == big, -1, s)

@@ -1,0 +1,319 @@
+"""A lower bound for k-anonymity at the scale of real tables: dual ascent and column generation.
+
+The set-partitioning relaxation (:mod:`anonratio.exact.kanonymity.columns`) over groups of at
+least ``k`` copies of the ``u`` unique records::
+
+    min  sum_G cost_G x_G  [+ (sum_j w_j) sum_i del_i]
+    s.t. sum_G mult_G(i) x_G [+ del_i] = c_i     for every unique record i,   x, del >= 0
+
+is solved by column generation: a restricted master LP (HiGHS, warm-started as columns arrive)
+gives prices ``pi``; :class:`~anonratio.exact.kanonymity.box_pricing.BoxLattice` prices every
+group exactly at a Wentges-smoothed point ``y = alpha * center + (1 − alpha) * pi``.
+
+**A valid bound at every iteration** (the Lagrangian bound). Every partition has
+``sum_G |G| x_G [+ sum_i del_i] = n``; so for any prices ``y``,
+
+    cost(x) = y·c + sum_G rc_G x_G [+ sum_i (w − y_i) del_i] >= y·c + n · min(0, s),
+
+with ``s`` the least reduced cost per copy over all groups (and deletions):
+:attr:`~anonratio.exact.kanonymity.box_pricing.Priced.shift`. The prices ``y + min(0, s)`` are
+then dual feasible, and the best of them is the *center*. The bound starts from the
+nearest-neighbour prices (Aggarwal et al. 2005, §4.1), dual feasible themselves, so it is never
+below the nearest-neighbour bound. The loop stops at the time limit, when no negative group is
+left at the master's prices (the LP relaxation is solved), or when the bound meets the master's
+value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from time import perf_counter
+
+import highspy
+import numpy as np
+from anonratio.exact.kanonymity.box_pricing import BoxLattice
+from anonratio.instances import KAnonymityInstance
+from anonratio.instances.kanonymity.instance import nn_prices
+
+__all__ = ["LPBound", "Master", "lp_bound", "groups_of"]
+
+#: relative tolerance of "the bound meets the master's value"
+_RTOL = 1e-6
+
+
+@dataclass
+class LPBound:
+    """The bound a :func:`lp_bound` run proved, and how.
+
+    Attributes
+    ----------
+    value : float
+        The best valid lower bound (the larger of the nearest-neighbour bound and the best
+        Lagrangian bound).
+    source : str
+        ``"nn-distance"`` or ``"lp-lagrangian"``: which bound won.
+    prices : ndarray, shape (u,)
+        Dual-feasible prices per copy of each unique record with ``prices @ counts == value``.
+    stages : dict
+        ``{"nn-distance": (bound, seconds), "lp-lagrangian": (bound, seconds)}``.
+    lp_value : float or None
+        The last restricted master's value (an upper bound on the LP relaxation).
+    solved : bool
+        True when the LP relaxation was solved (no negative group left): ``value`` is its value.
+    iterations : int
+    history : list of (seconds, bound, master value)
+    master : Master or None
+        The final restricted master (its columns feed a restricted integer program).
+    """
+
+    value: float
+    source: str
+    prices: np.ndarray
+    stages: dict = field(default_factory=dict)
+    lp_value: float | None = None
+    solved: bool = False
+    iterations: int = 0
+    history: list = field(default_factory=list)
+    master: Master | None = None
+
+
+class Master:
+    """The restricted master LP over groups, in HiGHS, grown column by column.
+
+    Rows are the unique records (``= c_i``). Every row has a slack column: deletion at its cost
+    under row deletion, else an artificial at ``2k`` times it, so the master is always feasible
+    (the bound never depends on the master's value, only on the pricing). HiGHS solves it by
+    its interior-point method without crossover: central prices stabilize the generation.
+    """
+
+    def __init__(self, instance: KAnonymityInstance, counts: np.ndarray, seed: int = 0) -> None:
+        self.u, self.k = len(counts), instance.k
+        self.members: list[np.ndarray] = []  # the groups (padded rows) in column order
+        self.cost: list[float] = []
+        self._seen: set[bytes] = set()
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("threads", 1)
+        h.setOptionValue("random_seed", int(seed))
+        h.setOptionValue("solver", "ipm")  # interior prices: central, hence stable, duals
+        h.setOptionValue("run_crossover", "off")
+        c = np.asarray(counts, dtype=float)
+        h.addRows(self.u, c, c, 0, np.zeros(self.u, np.int32), np.zeros(0, np.int32), np.zeros(0))
+        slack = instance.deletion_cost * (1 if instance.row_deletion else 2 * self.k)
+        idx = np.arange(self.u, dtype=np.int32)
+        h.addCols(
+            self.u, np.full(self.u, slack), np.zeros(self.u), np.full(self.u, highspy.kHighsInf),
+            self.u, idx, idx, np.ones(self.u),
+        )  # fmt: skip
+        self.highs = h
+
+    @property
+    def n_columns(self) -> int:
+        """Group columns (slacks excluded)."""
+        return len(self.cost)
+
+    def add(self, members: list[np.ndarray] | np.ndarray, cost: np.ndarray) -> int:
+        """Add the groups (padded rows, or arrays of any length) not already present; the
+        number added."""
+        rows, costs = [], []
+        for row, c in zip(members, cost, strict=True):
+            row = np.asarray(row, dtype=np.int64)
+            row = row[row >= 0]
+            key = row.tobytes()
+            if key not in self._seen:
+                self._seen.add(key)
+                rows.append(row)
+                costs.append(float(c))
+        if not rows:
+            return 0
+        starts, index, value = [], [], []
+        for row in rows:
+            ids, mult = np.unique(row, return_counts=True)
+            starts.append(len(index))
+            index.extend(ids.tolist())
+            value.extend(mult.tolist())
+        n = len(rows)
+        self.highs.addCols(
+            n, np.array(costs), np.zeros(n), np.full(n, highspy.kHighsInf), len(index),
+            np.array(starts, np.int32), np.array(index, np.int32), np.array(value, float),
+        )  # fmt: skip
+        self.members.extend(rows)
+        self.cost.extend(costs)
+        return n
+
+    def solve(self, time_limit: float) -> tuple[float, np.ndarray] | None:
+        """``(value, row prices)`` of the master, or None when HiGHS did not solve it."""
+        self.highs.setOptionValue("time_limit", max(0.01, float(time_limit)))
+        self.highs.run()
+        info = self.highs.getInfo()
+        if info.primal_solution_status != 2:  # kSolutionStatusFeasible
+            return None
+        value = float(self.highs.getInfo().objective_function_value)
+        return value, np.asarray(self.highs.getSolution().row_dual, dtype=float)
+
+
+def groups_of(instance: KAnonymityInstance, labels: np.ndarray) -> list[np.ndarray]:
+    """The groups of a labelling as arrays of unique-record ids (repeats for copies)."""
+    inverse = instance.unique_records[1]
+    labels = np.asarray(labels)
+    keep = np.flatnonzero(labels >= 0)
+    order = keep[np.argsort(labels[keep], kind="stable")]
+    cuts = np.flatnonzero(np.diff(labels[order])) + 1
+    return [np.sort(inverse[g]) for g in np.split(order, cuts)] if len(keep) else []
+
+
+def _padded(groups: list[np.ndarray], width: int) -> np.ndarray:
+    rows = np.full((len(groups), width), -1, dtype=np.int64)
+    for r, g in enumerate(groups):
+        rows[r, : len(g)] = g
+    return rows
+
+
+def ascend(
+    lattice: BoxLattice, prices: np.ndarray, *, deadline: float, max_iter: int = 200,
+    rtol: float = 1e-4, cap: float | None = None,
+) -> tuple[np.ndarray, int]:  # fmt: skip
+    """Dual ascent from dual-feasible ``prices``, which stay dual feasible throughout.
+
+    Each round, the records whose boxes all have slack (the *free* ones) rise by the raise
+    :meth:`BoxLattice.slack` allows; a record whose box is tight waits until a later round finds
+    slack around it again. Rounds stop when one gains less than ``rtol`` of the bound or the
+    deadline passes. Prices stay at most ``cap`` (the cost of deleting a row, where deletion is
+    allowed). Returns ``(prices, rounds)``.
+    """
+    counts = lattice.counts.astype(float)
+    y = np.asarray(prices, dtype=float).copy()
+    free = np.ones(len(y), dtype=bool)
+    for it in range(max_iter):
+        if perf_counter() > deadline:
+            return y, it
+        found = lattice.slack(y, free, deadline)
+        if found is None:
+            return y, it
+        slack, rise = found
+        step = np.where(free & np.isfinite(rise), np.maximum(rise, 0.0), 0.0)
+        if cap is not None:
+            step = np.minimum(step, np.maximum(cap - y, 0.0))
+        gain = float(step @ counts)
+        y += step
+        free = np.isfinite(slack) & (slack > 1e-12 * max(1.0, float(np.abs(y).max())))
+        if gain <= rtol * max(1.0, float(y @ counts)):
+            return y, it + 1
+    return y, max_iter
+
+
+def lp_bound(
+    instance: KAnonymityInstance,
+    *,
+    time_limit: float = 60.0,
+    starts: list[np.ndarray] | None = None,
+    seed: int = 0,
+    max_new: int | None = None,
+    lattice: BoxLattice | None = None,
+    max_master: int = 4000,
+) -> LPBound:
+    """The best lower bound the three stages prove within ``time_limit`` seconds.
+
+    1. ``nn-distance``: the nearest-neighbour prices (:func:`nn_prices`).
+    2. ``dual-ascent``: :func:`ascend` from them (at most half of the time when column
+       generation follows).
+    3. ``lp-lagrangian``: column generation around the ascent's prices, when the instance has at
+       most ``max_master`` unique records (a larger master converges too slowly to pay).
+
+    Every stage's prices are dual feasible, so the bound is valid whenever the time runs out.
+
+    Parameters
+    ----------
+    instance : KAnonymityInstance
+    time_limit : float
+        Seconds for all stages (a sweep in progress finishes first).
+    starts : list of ndarray, optional
+        Labellings (e.g. FOREST's) whose groups seed the master.
+    seed : int
+        HiGHS's random seed.
+    max_new : int, optional
+        Groups added per iteration at most (default ``max(200, u // 2)``).
+    lattice : BoxLattice, optional
+        A prepared lattice of ``instance``.
+    max_master : int
+        Largest number of unique records for stage 3.
+
+    Returns
+    -------
+    LPBound
+        Never below the nearest-neighbour bound.
+    """
+    t0 = perf_counter()
+    deadline = t0 + time_limit
+    counts = instance.unique_records[2].astype(float)
+    prices = nn_prices(instance)
+    value = float(prices @ counts)
+    out = LPBound(value, "nn-distance", prices, {"nn-distance": (value, perf_counter() - t0)})
+    lattice = lattice or BoxLattice(instance)
+    cap = instance.deletion_cost if instance.row_deletion else None
+    use_master = lattice.u <= max_master
+    t1 = perf_counter()
+    mid = t1 + (deadline - t1) / 2 if use_master else deadline
+    up, rounds = ascend(lattice, prices, deadline=mid, cap=cap)
+    out.iterations = rounds
+    _offer(out, float(up @ counts), up, "dual-ascent", perf_counter() - t1)
+    if use_master and perf_counter() < deadline:
+        t2 = perf_counter()
+        master = Master(instance, counts, seed)
+        width = lattice.width
+        for labels in starts or []:
+            groups = groups_of(instance, labels)
+            rows = _padded(groups, max([width, *map(len, groups)]))
+            master.add(groups, lattice.cost(rows))
+        out.master = master
+        best, center = _generate(out, lattice, master, out.prices, deadline, max_new, t0)
+        _offer(out, best, center, "lp-lagrangian", perf_counter() - t2)
+    out.history.append((perf_counter() - t0, out.value, out.lp_value))
+    return out
+
+
+def _offer(out: LPBound, value: float, prices: np.ndarray, source: str, seconds: float) -> None:
+    """Record a stage; its bound wins when higher."""
+    out.stages[source] = (value, seconds)
+    if value > out.value:
+        out.value, out.source, out.prices = value, source, prices
+
+
+def _generate(out, lattice, master, center, deadline, max_new, t0):
+    """Stabilized column generation from ``center``; the best Lagrangian bound and its prices.
+
+    Under row deletion a copy may be deleted at ``sum_j w_j``: the bound's least reduced cost
+    per copy covers deletions too.
+    """
+    counts = lattice.counts.astype(float)
+    n, dele = float(counts.sum()), lattice.instance.deletion_cost
+    row_deletion = lattice.instance.row_deletion
+    best = float(center @ counts)
+    max_new = max_new or max(200, lattice.u // 2)
+    alpha = 0.5
+    while perf_counter() < deadline:
+        solved = master.solve(deadline - perf_counter())
+        if solved is None:
+            break
+        value, pi = solved
+        out.lp_value = value
+        out.history.append((perf_counter() - t0, max(best, out.value), value))
+        if value <= best + _RTOL * max(1.0, abs(value)):
+            out.solved = True
+            break
+        for point in (alpha * center + (1 - alpha) * pi, pi):
+            priced = lattice.price(point, max_columns=max_new)
+            shift = min(0.0, priced.shift)
+            if row_deletion:
+                shift = min(shift, float(np.min(dele - point)))
+            bound = float(point @ counts) + n * shift
+            if bound > best:
+                best, center = bound, point + shift
+            if len(priced.rc) and priced.rc.min() < 0:
+                master.add(priced.members, priced.cost)
+                break
+            alpha = max(0.0, alpha - 0.25)  # a mispricing: trust the master's prices more
+        else:  # no negative group at the master's prices: the LP relaxation is solved
+            out.solved = True
+            break
+    return best, center

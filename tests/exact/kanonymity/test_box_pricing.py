@@ -1,0 +1,117 @@
+"""Pricing over the generalization lattice (exact/kanonymity/box_pricing.py) against a brute force
+over every group of copies: the least reduced cost, the least reduced cost per copy (the
+Lagrangian shift), the groups' exact costs, and the slack that keeps prices dual feasible."""
+
+import itertools
+
+import numpy as np
+import pytest
+from anonratio.exact.kanonymity.box_pricing import BoxLattice
+from anonratio.instances import KAnonymityInstance, Table, verify
+from anonratio.instances.kanonymity import categorical_table, random_table
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
+TOL = 1e-9
+
+
+def _instance(seed, n, m, k, model, weighted):
+    n = max(n, k)
+    rng = np.random.default_rng(seed)
+    if model == "generalization":
+        table = random_table(n, m, cardinality=(2, 4), levels=(1, 3), seed=rng)
+    else:
+        table = categorical_table(n, m, 3, seed=rng)
+    if weighted:
+        w = rng.uniform(0.5, 3.0, m)
+        table = Table(table.codes, table.attributes, table.values, table.hierarchies, w)
+    return KAnonymityInstance(table, k, model)
+
+
+def _groups(inst, max_size):
+    """Every group of at least k records of the table (sizes up to ``max_size``), as unique ids
+    with repeats, with its verified cost."""
+    inverse = inst.unique_records[1]
+    for size in range(inst.k, max_size + 1):
+        for rows in itertools.combinations(range(inst.n), size):
+            labels = np.full(inst.n, -1)
+            labels[list(rows)] = 0
+            sub = KAnonymityInstance(inst.table, inst.k, inst.model, row_deletion=True)
+            cost = verify(sub, labels).cost - (inst.n - size) * inst.deletion_cost
+            yield np.sort(inverse[list(rows)]), cost
+
+
+instances = st.builds(
+    _instance,
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(2, 7),
+    m=st.integers(1, 3),
+    k=st.integers(2, 3),
+    model=st.sampled_from(["suppression", "generalization"]),
+    weighted=st.booleans(),
+)
+
+
+@SETTINGS
+@given(inst=instances, data=st.data())
+def test_pricing_matches_brute_force(inst, data):
+    lat = BoxLattice(inst)
+    u = lat.u
+    y = np.array(data.draw(st.lists(st.floats(-1, 4), min_size=u, max_size=u)))
+    priced = lat.price(y, max_columns=10_000)
+    best_rc = best_shift = np.inf
+    for members, cost in _groups(inst, inst.n):
+        rc = cost - y[members].sum()
+        best_shift = min(best_shift, rc / len(members))
+        if len(members) <= 2 * inst.k - 1:
+            best_rc = min(best_rc, rc)
+    assert priced.shift == pytest.approx(min(0.0, best_shift), abs=1e-7)
+    if best_rc < -1e-7:
+        assert len(priced.rc) and priced.rc.min() == pytest.approx(best_rc, abs=1e-7)
+    else:
+        assert len(priced.rc) == 0 or priced.rc.min() >= -1e-7
+    # every group returned is a group of k .. 2k - 1 copies with its exact cost and reduced cost
+    for row, cost, rc in zip(priced.members, priced.cost, priced.rc, strict=True):
+        ids = row[row >= 0]
+        assert inst.k <= len(ids) <= 2 * inst.k - 1
+        assert np.all(np.bincount(ids, minlength=u) <= lat.counts)
+        assert cost == pytest.approx(lat.cost(row[None])[0])
+        assert rc == pytest.approx(cost - y[ids].sum())
+
+
+@SETTINGS
+@given(inst=instances, data=st.data())
+def test_slack_keeps_dual_feasible_prices_feasible(inst, data):
+    lat = BoxLattice(inst)
+    groups = list(_groups(inst, inst.n))
+    # dual-feasible start: prices scaled down below every group's per-copy cost
+    y = np.array(data.draw(st.lists(st.floats(0, 1), min_size=lat.u, max_size=lat.u)))
+    y *= min([cost / len(g) for g, cost in groups] + [1.0])
+    free = np.array(data.draw(st.lists(st.booleans(), min_size=lat.u, max_size=lat.u)))
+    slack, rise = lat.slack(y, free)
+    assert np.all(rise >= slack / inst.k - TOL)  # never below the even share
+    raised = y + np.where(free & np.isfinite(rise), rise, 0.0)
+    assert np.all(raised >= y - TOL)
+    for members, cost in groups:
+        assert raised[members].sum() <= cost + 1e-7
+
+
+def test_group_cost_is_the_verifiers():
+    inst = _instance(3, 9, 3, 3, "generalization", True)
+    lat = BoxLattice(inst)
+    inverse = inst.unique_records[1]
+    labels = np.repeat([0, 1, 2], 3)
+    ver = verify(inst, labels)
+    rows = np.full((3, 5), -1)
+    for g in range(3):
+        rows[g, :3] = np.sort(inverse[labels == g])
+    assert lat.cost(rows).sum() == pytest.approx(ver.cost)
+
+
+def test_a_sweep_prunes_nodes_dearer_than_every_price():
+    inst = _instance(1, 7, 2, 2, "generalization", False)
+    lat = BoxLattice(inst)
+    cheap = lat.price(np.zeros(lat.u), max_columns=10)
+    assert cheap.nodes == 0 and len(cheap.rc) == 0 and cheap.shift == 0.0
+    assert lat.work == lat.u * len(lat.nodes)

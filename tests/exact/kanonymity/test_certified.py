@@ -1,0 +1,78 @@
+"""kanon-certified (exact/kanonymity/certified.py, composed with local search in the registry):
+local search's partition, verified and within FOREST's guarantee, with a proven lower bound
+between the nearest-neighbour bound and the optimum, and each bound stage's value and time in its
+info."""
+
+import numpy as np
+import pytest
+from anonratio.bench.problems.kanonymity import certified_search
+from anonratio.bench.registry import generate
+from anonratio.bench.runner import run_record
+from anonratio.exact.kanonymity.certified import certify
+from anonratio.instances import KAnonymityInstance, lower_bound, verify
+from anonratio.instances.kanonymity import random_table
+from anonratio.solvers.kanonymity.forest import forest, forest_guarantee
+from bruteforce import kanonymity_optimum as brute_force_opt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+TOL = 1e-7
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(2, 8),
+    k=st.integers(2, 3),
+    deletion=st.booleans(),
+)
+def test_within_forests_guarantee_with_a_valid_bound(seed, n, k, deletion):
+    table = random_table(max(n, k), 2, cardinality=(2, 4), levels=(1, 3), seed=seed)
+    inst = KAnonymityInstance(table, k, "generalization", deletion)
+    sol = certified_search(inst, seed=0, time_limit=20)
+    cost = verify(inst, sol).cost
+    assert sol.objective == pytest.approx(cost)
+    opt = brute_force_opt(inst)
+    assert opt - TOL <= cost <= forest_guarantee(k) * opt + TOL
+    assert lower_bound(inst)[0] - TOL <= sol.lower_bound <= opt + TOL
+    info = sol.info
+    assert info["lower_bound_source"] in ("nn-distance", "dual-ascent", "lp-lagrangian")
+    for stage in ("nn_distance", "dual_ascent"):
+        assert info[f"bound_{stage}"] <= sol.lower_bound + TOL
+        assert info[f"bound_{stage}_s"] >= 0
+
+
+def test_the_sweep_records_the_bound_and_its_source():
+    inst, meta = generate("kanon-random", seed=0, n=80, k=4)
+    rows = {
+        a: run_record(inst, a, seed=0, time_limit=6, family="kanon-random", meta=meta)
+        for a in ("forest", "kanon-certified")
+    }
+    cert = rows["kanon-certified"]
+    assert cert.verified and cert.status == "feasible"
+    assert cert.run_lower_bound_source in ("dual-ascent", "lp-lagrangian")
+    assert cert.run_lower_bound > lower_bound(inst)[0]
+    assert rows["forest"].cost >= cert.cost - TOL
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, "x"])
+def test_bad_time_limit_names_the_parameter(bad):
+    inst, _ = generate("kanon-random", seed=0, n=20, k=3)
+    with pytest.raises((ValueError, TypeError), match="time_limit"):
+        certified_search(inst, time_limit=bad)
+
+
+def test_row_prices_are_per_unique_record():
+    inst, _ = generate("kanon-categorical", seed=1, n=40, k=3)
+    sol = certified_search(inst, seed=1, time_limit=10)
+    assert sol.info["n_unique"] == len(np.unique(inst.table.codes, axis=0))
+
+
+def test_certify_refuses_an_infeasible_partition():
+    inst, _ = generate("kanon-random", seed=0, n=20, k=3)
+    sol = forest(inst)
+    bad = sol.replace(labels=np.arange(inst.n))
+    with pytest.raises(ValueError, match="`solution` is not feasible"):
+        certify(inst, bad)
+    ok = certify(inst, sol, time_limit=2)
+    assert ok.algorithm == "kanon-certified" and np.array_equal(ok.labels, sol.labels)

@@ -1,0 +1,168 @@
+"""The k-anonymity lower bound at scale (exact/kanonymity/lp_bound.py): every stage's prices are
+dual feasible, the bound never exceeds the exact optimum nor falls below the nearest-neighbour
+bound, and column generation reaches the LP relaxation on small instances."""
+
+import itertools
+
+import numpy as np
+import pytest
+from anonratio.bench.registry import generate
+from anonratio.exact.kanonymity import set_partitioning, solve_cpsat, solve_highs
+from anonratio.exact.kanonymity.box_pricing import BoxLattice
+from anonratio.exact.kanonymity.lp_bound import Master, ascend, groups_of, lp_bound
+from anonratio.instances import KAnonymityInstance, Table, lower_bound, verify
+from anonratio.instances.kanonymity import categorical_table, random_table
+from anonratio.solvers.kanonymity.forest import forest
+from bruteforce import kanonymity_optimum as brute_force_opt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
+TOL = 1e-7
+
+
+def _instance(seed, n, m, k, model, weighted, deletion):
+    n = max(n, k)
+    rng = np.random.default_rng(seed)
+    if model == "generalization":
+        table = random_table(n, m, cardinality=(2, 4), levels=(1, 3), seed=rng)
+    else:
+        table = categorical_table(n, m, 3, seed=rng)
+    if weighted:
+        w = rng.uniform(0.5, 3.0, m)
+        table = Table(table.codes, table.attributes, table.values, table.hierarchies, w)
+    return KAnonymityInstance(table, k, model, deletion)
+
+
+instances = st.builds(
+    _instance,
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(2, 8),
+    m=st.integers(1, 3),
+    k=st.integers(2, 3),
+    model=st.sampled_from(["suppression", "generalization"]),
+    weighted=st.booleans(),
+    deletion=st.booleans(),
+)
+
+
+def _dual_feasible(inst, prices):
+    """Every group of k .. n records costs at least its members' prices (and, with row
+    deletion, no price exceeds the cost of deleting a row)."""
+    inverse = inst.unique_records[1]
+    lat = BoxLattice(inst)
+    for size in range(inst.k, inst.n + 1):
+        for rows in itertools.combinations(range(inst.n), size):
+            ids = np.sort(inverse[list(rows)])
+            row = np.full((1, inst.n), -1)
+            row[0, :size] = ids
+            assert prices[ids].sum() <= lat.cost(row)[0] + TOL
+    if inst.row_deletion:
+        assert np.all(prices <= inst.deletion_cost + TOL)
+
+
+@SETTINGS
+@given(inst=instances)
+def test_bound_is_valid_and_its_prices_dual_feasible(inst):
+    start = forest(inst).labels
+    out = lp_bound(inst, time_limit=30, starts=[start])
+    counts = inst.unique_records[2]
+    assert out.value == pytest.approx(float(out.prices @ counts))
+    _dual_feasible(inst, out.prices)
+    opt = brute_force_opt(inst)
+    nn = lower_bound(inst)[0]
+    assert nn - TOL <= out.value <= opt + TOL
+    assert set(out.stages) == {"nn-distance", "dual-ascent", "lp-lagrangian"}
+    assert out.source in out.stages and out.stages[out.source][0] == pytest.approx(out.value)
+    assert all(seconds >= 0 for _, seconds in out.stages.values())
+
+
+@SETTINGS
+@given(inst=instances)
+def test_ascent_alone_keeps_prices_feasible(inst):
+    lat = BoxLattice(inst)
+    out = lp_bound(inst, time_limit=30, max_master=0)  # no column generation
+    assert "lp-lagrangian" not in out.stages
+    _dual_feasible(inst, out.prices)
+    cap = inst.deletion_cost if inst.row_deletion else None
+    y, rounds = ascend(lat, np.zeros(lat.u), deadline=float("inf"), cap=cap)
+    _dual_feasible(inst, y)
+    assert rounds >= 1
+
+
+def test_column_generation_reaches_the_lp_relaxation():
+    inst, _ = generate("kanon-categorical", seed=2, n=40, k=3)
+    out = lp_bound(inst, time_limit=120, starts=[forest(inst).labels])
+    assert out.solved and out.source == "lp-lagrangian"
+    assert out.value == pytest.approx(out.lp_value, rel=1e-5)
+    opt = solve_cpsat(inst, time_limit=120, seed=0)
+    assert opt.status == "optimal"
+    assert out.stages["nn-distance"][0] < out.value <= verify(inst, opt).cost + TOL
+
+
+def test_an_expired_time_limit_still_gives_the_nearest_neighbour_bound():
+    inst, _ = generate("kanon-random", seed=1, n=80, k=4)
+    out = lp_bound(inst, time_limit=0.0)
+    assert out.value == pytest.approx(lower_bound(inst)[0])
+    assert out.source == "nn-distance"
+
+
+def test_master_adds_each_group_once_and_starts_feasible():
+    inst, _ = generate("kanon-random", seed=0, n=30, k=3)
+    labels = forest(inst).labels
+    counts = inst.unique_records[2]
+    master = Master(inst, counts)
+    groups = groups_of(inst, labels)
+    lat = BoxLattice(inst)
+    width = max(len(g) for g in groups)
+    rows = np.full((len(groups), width), -1)
+    for r, g in enumerate(groups):
+        rows[r, : len(g)] = g
+    assert master.add(groups, lat.cost(rows)) == len(groups)
+    assert master.add(list(rows), lat.cost(rows)) == 0  # padding does not make a new group
+    value, prices = master.solve(60)
+    assert value <= verify(inst, labels).cost + 1e-6
+    assert prices.shape == (len(counts),)
+
+
+def test_exact_solvers_agree_with_the_lattice_bound(monkeypatch):
+    monkeypatch.setattr(set_partitioning, "LATTICE_MIN_UNIQUE", 0)
+    inst, _ = generate("kanon-categorical", seed=3, n=30, k=3)
+    a = solve_cpsat(inst, time_limit=120, seed=0)
+    b = solve_highs(inst, time_limit=120, seed=0)
+    assert a.status == b.status == "optimal"
+    assert verify(inst, a).cost == pytest.approx(verify(inst, b).cost)
+    assert a.info["lower_bound_source"] in ("nn-distance", "dual-ascent", "lp-lagrangian")
+    assert a.info["lp_bound"] <= verify(inst, a).cost + TOL
+
+
+def _full_lp(inst):
+    """The LP relaxation over every group of k .. 2k − 1 records (scipy's HiGHS)."""
+    from scipy.optimize import linprog
+
+    inverse, counts = inst.unique_records[1], inst.unique_records[2]
+    lat = BoxLattice(inst)
+    cols, costs = [], []
+    for size in range(inst.k, min(inst.n, 2 * inst.k - 1) + 1):
+        for rows in itertools.combinations(range(inst.n), size):
+            ids = np.sort(inverse[list(rows)])
+            row = np.full((1, size), -1)
+            row[0] = ids
+            cols.append(np.bincount(ids, minlength=len(counts)))
+            costs.append(lat.cost(row)[0])
+    a = np.array(cols, dtype=float).T
+    if inst.row_deletion:
+        a = np.hstack([a, np.eye(len(counts))])
+        costs += [inst.deletion_cost] * len(counts)
+    res = linprog(costs, A_eq=a, b_eq=counts, bounds=(0, None), method="highs")
+    assert res.status == 0
+    return res.fun
+
+
+@SETTINGS
+@given(inst=instances)
+def test_solved_relaxation_is_the_lp_over_every_group(inst):
+    out = lp_bound(inst, time_limit=30, starts=[forest(inst).labels])
+    lp = _full_lp(inst)
+    assert out.solved  # small instances: column generation ends
+    assert out.value == pytest.approx(lp, abs=1e-6)
