@@ -47,6 +47,24 @@ def bin_covering_instances(draw, max_n=9, max_k=40, spread=2):
     return BinCoveringInstance(sizes, k)
 
 
+def small_kanonymity_instance(seed, n, m, k, model, weighted, deletion=False):
+    """A k-anonymity instance of ``max(n, k)`` records for the brute forces: random hierarchies
+    of 1-3 levels (generalization) or 3 values (suppression), random weights if ``weighted``."""
+    from anonratio.instances import KAnonymityInstance, Table
+    from anonratio.instances.kanonymity import categorical_table, random_table
+
+    n = max(n, k)
+    rng = np.random.default_rng(seed)
+    if model == "generalization":
+        table = random_table(n, m, cardinality=(2, 4), levels=(1, 3), seed=rng)
+    else:
+        table = categorical_table(n, m, 3, seed=rng)
+    if weighted:
+        w = rng.uniform(0.5, 3.0, m)
+        table = Table(table.codes, table.attributes, table.values, table.hierarchies, w)
+    return KAnonymityInstance(table, k, model, deletion)
+
+
 def kanonymity_optimum(instance):
     """Optimal k-anonymity cost by a DP over subsets (``n <= ~12``), deletions included.
 

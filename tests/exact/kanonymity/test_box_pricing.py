@@ -7,8 +7,8 @@ import itertools
 import numpy as np
 import pytest
 from anonratio.exact.kanonymity.box_pricing import BoxLattice
-from anonratio.instances import KAnonymityInstance, Table, verify
-from anonratio.instances.kanonymity import categorical_table, random_table
+from anonratio.instances import KAnonymityInstance, verify
+from bruteforce import small_kanonymity_instance
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,17 +16,7 @@ SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
 TOL = 1e-9
 
 
-def _instance(seed, n, m, k, model, weighted):
-    n = max(n, k)
-    rng = np.random.default_rng(seed)
-    if model == "generalization":
-        table = random_table(n, m, cardinality=(2, 4), levels=(1, 3), seed=rng)
-    else:
-        table = categorical_table(n, m, 3, seed=rng)
-    if weighted:
-        w = rng.uniform(0.5, 3.0, m)
-        table = Table(table.codes, table.attributes, table.values, table.hierarchies, w)
-    return KAnonymityInstance(table, k, model)
+_instance = small_kanonymity_instance
 
 
 def _groups(inst, max_size):

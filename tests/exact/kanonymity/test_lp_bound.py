@@ -10,10 +10,10 @@ from anonratio.bench.registry import generate
 from anonratio.exact.kanonymity import set_partitioning, solve_cpsat, solve_highs
 from anonratio.exact.kanonymity.box_pricing import BoxLattice
 from anonratio.exact.kanonymity.lp_bound import Master, ascend, groups_of, lp_bound
-from anonratio.instances import KAnonymityInstance, Table, lower_bound, verify
-from anonratio.instances.kanonymity import categorical_table, random_table
+from anonratio.instances import lower_bound, verify
 from anonratio.solvers.kanonymity.forest import forest
 from bruteforce import kanonymity_optimum as brute_force_opt
+from bruteforce import small_kanonymity_instance
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,17 +21,7 @@ SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
 TOL = 1e-7
 
 
-def _instance(seed, n, m, k, model, weighted, deletion):
-    n = max(n, k)
-    rng = np.random.default_rng(seed)
-    if model == "generalization":
-        table = random_table(n, m, cardinality=(2, 4), levels=(1, 3), seed=rng)
-    else:
-        table = categorical_table(n, m, 3, seed=rng)
-    if weighted:
-        w = rng.uniform(0.5, 3.0, m)
-        table = Table(table.codes, table.attributes, table.values, table.hierarchies, w)
-    return KAnonymityInstance(table, k, model, deletion)
+_instance = small_kanonymity_instance
 
 
 instances = st.builds(
