@@ -26,13 +26,17 @@ Cost: ``O(N_L u log u)`` per pricing for ``N_L`` lattice nodes and ``u`` unique 
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from time import perf_counter
 
 import numpy as np
 from anonratio.instances import KAnonymityInstance
 
-__all__ = ["BoxLattice", "Priced"]
+__all__ = ["BoxLattice", "Priced", "lattice_nodes", "MAX_LATTICE_NODES"]
+
+#: largest lattice (level vectors) a BoxLattice holds: 10^6 nodes of up to a few dozen levels
+MAX_LATTICE_NODES = 1_000_000
 
 #: keys above this are compressed (the mixed radix of the attributes' value counts overflows)
 _KEY_LIMIT = 1 << 62
@@ -66,6 +70,11 @@ class Priced:
     seconds: float
 
 
+def lattice_nodes(instance: KAnonymityInstance) -> int:
+    """Number of level vectors of the instance's hierarchies in force (``prod_j (l_j + 1)``)."""
+    return math.prod(int(h) + 1 for h in instance.heights)
+
+
 class BoxLattice:
     """The generalization lattice of an instance's unique records, ready to price groups.
 
@@ -76,6 +85,11 @@ class BoxLattice:
         Cost of one level of attribute ``j`` for one copy (default ``w_j / l_j``; the exact
         solvers pass scaled costs).
 
+    Raises
+    ------
+    ValueError
+        If the lattice has more than :data:`MAX_LATTICE_NODES` nodes (:func:`lattice_nodes`).
+
     Notes
     -----
     The unique records and their copies are the instance's
@@ -83,6 +97,12 @@ class BoxLattice:
     """
 
     def __init__(self, instance: KAnonymityInstance, a: np.ndarray | None = None) -> None:
+        size = lattice_nodes(instance)
+        if size > MAX_LATTICE_NODES:
+            raise ValueError(
+                f"the generalization lattice has {size} nodes, more than "
+                f"MAX_LATTICE_NODES={MAX_LATTICE_NODES}"
+            )
         self.instance = instance
         self.k = instance.k
         self.width = 2 * instance.k - 1
@@ -122,7 +142,9 @@ class BoxLattice:
             out.append([g[perm] * r for g in levels])
         return out
 
-    def price(self, y: np.ndarray, *, max_columns: int, tol: float = 1e-9) -> Priced:
+    def price(
+        self, y: np.ndarray, *, max_columns: int, tol: float = 1e-9, deadline: float | None = None
+    ) -> Priced | None:
         """Every box's best group at the prices ``y``; the ``max_columns`` of least reduced cost.
 
         Parameters
@@ -133,10 +155,12 @@ class BoxLattice:
             Groups returned at most (those of least reduced cost).
         tol : float
             Groups need ``rc < -tol`` to be returned.
+        deadline : float, optional
+            A ``perf_counter`` reading; None is returned when it passes first.
 
         Returns
         -------
-        Priced
+        Priced or None
         """
         t0 = perf_counter()
         y = np.asarray(y, dtype=float)
@@ -151,6 +175,8 @@ class BoxLattice:
         for node, p in zip(self.nodes, self.node_cost, strict=True):
             if p >= ymax:
                 continue  # every copy is priced at most p: no box holds a negative group
+            if deadline is not None and perf_counter() > deadline:
+                return None
             n_sel = int(np.searchsorted(-ys, -(k * p - (k - 1) * ymax), side="left"))
             if int(cs[:n_sel].sum()) < k:
                 continue

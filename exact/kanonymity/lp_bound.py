@@ -31,7 +31,7 @@ from time import perf_counter
 
 import highspy
 import numpy as np
-from anonratio.exact.kanonymity.box_pricing import BoxLattice
+from anonratio.exact.kanonymity.box_pricing import MAX_LATTICE_NODES, BoxLattice, lattice_nodes
 from anonratio.instances import KAnonymityInstance
 from anonratio.instances.kanonymity.instance import nn_prices
 
@@ -221,6 +221,8 @@ def lp_bound(
        most ``max_master`` unique records (a larger master converges too slowly to pay).
 
     Every stage's prices are dual feasible, so the bound is valid whenever the time runs out.
+    A lattice of more than :data:`~anonratio.exact.kanonymity.box_pricing.MAX_LATTICE_NODES`
+    nodes leaves stage 1 alone (``stages["lattice-too-large"]`` holds the node count).
 
     Parameters
     ----------
@@ -249,6 +251,10 @@ def lp_bound(
     prices = nn_prices(instance)
     value = float(prices @ counts)
     out = LPBound(value, "nn-distance", prices, {"nn-distance": (value, perf_counter() - t0)})
+    if lattice is None and lattice_nodes(instance) > MAX_LATTICE_NODES:
+        out.stages["lattice-too-large"] = (float(lattice_nodes(instance)), 0.0)
+        out.history.append((perf_counter() - t0, out.value, None))
+        return out
     lattice = lattice or BoxLattice(instance)
     cap = instance.deletion_cost if instance.row_deletion else None
     use_master = lattice.u <= max_master
@@ -302,7 +308,9 @@ def _generate(out, lattice, master, center, deadline, max_new, t0):
             out.solved = True
             break
         for point in (alpha * center + (1 - alpha) * pi, pi):
-            priced = lattice.price(point, max_columns=max_new)
+            priced = lattice.price(point, max_columns=max_new, deadline=deadline)
+            if priced is None:
+                return best, center
             shift = min(0.0, priced.shift)
             if row_deletion:
                 shift = min(shift, float(np.min(dele - point)))

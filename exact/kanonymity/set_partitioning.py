@@ -28,7 +28,7 @@ from time import perf_counter
 
 import numpy as np
 import scipy.sparse as sp
-from anonratio.exact.kanonymity.box_pricing import BoxLattice
+from anonratio.exact.kanonymity.box_pricing import BoxLattice, lattice_nodes
 from anonratio.exact.kanonymity.columns import (
     Columns,
     KAnonData,
@@ -311,8 +311,9 @@ def _bound_phase(d, st, *, t0, time_limit):
     loop's bound; returns the prices ``center`` and their bound ``base = pi·c``.
     """
     roundup = (lambda x: math.ceil(x - 1e-6)) if d.integral else (lambda x: x)
-    lattice = BoxLattice(d.instance)
-    if LATTICE_MIN_UNIQUE <= lattice.u and lattice.work <= MAX_LATTICE_WORK:
+    nodes = lattice_nodes(d.instance)
+    if LATTICE_MIN_UNIQUE <= d.u and nodes * d.u <= MAX_LATTICE_WORK:
+        lattice = BoxLattice(d.instance)
         starts = [decode(d, st.inc)] if st.inc is not None else []
         found = lp_bound(
             d.instance, time_limit=max(0.0, 0.5 * time_limit - (perf_counter() - t0)),

@@ -156,3 +156,18 @@ def test_solved_relaxation_is_the_lp_over_every_group(inst):
     lp = _full_lp(inst)
     assert out.solved  # small instances: column generation ends
     assert out.value == pytest.approx(lp, abs=1e-6)
+
+
+def test_a_lattice_too_large_leaves_the_nearest_neighbour_bound(monkeypatch):
+    from anonratio.exact.kanonymity import box_pricing
+    from anonratio.exact.kanonymity import lp_bound as module
+
+    inst, _ = generate("kanon-random", seed=1, n=40, k=3)
+    size = box_pricing.lattice_nodes(inst)
+    monkeypatch.setattr(module, "MAX_LATTICE_NODES", size - 1)
+    out = lp_bound(inst, time_limit=10)
+    assert out.source == "nn-distance" and out.value == pytest.approx(lower_bound(inst)[0])
+    assert out.stages["lattice-too-large"][0] == size
+    monkeypatch.setattr(box_pricing, "MAX_LATTICE_NODES", size - 1)
+    with pytest.raises(ValueError, match=f"lattice has {size} nodes"):
+        BoxLattice(inst)
