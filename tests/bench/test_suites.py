@@ -16,10 +16,13 @@ def test_suite_names_and_lookup():
         "paper-fig7",
         "clustering",
         "paper-ldiv",
+        "adult-certified",
     ]
     assert all(isinstance(s, Suite) and s.description for s in SUITES.values())
     assert get_suite("quick") is SUITES["quick"]
-    with pytest.raises(ValueError, match=r"unknown suite 'nope'; known suites: \['clustering'"):
+    with pytest.raises(
+        ValueError, match=r"unknown suite 'nope'; known suites: \['adult-certified', 'clustering'"
+    ):
         get_suite("nope")
     # each built-in suite is a study file shipped with the package
     for name, suite in SUITES.items():
