@@ -70,6 +70,7 @@ def certify(
         lower_bound_source=bound.source,
         lp_solved=bound.solved,
         ascent_rounds=bound.iterations,
+        cg_iterations=bound.cg_iterations,
         n_unique=bound.prices.size,
         start_time_s=solution.time_s,
     )  # fmt: skip

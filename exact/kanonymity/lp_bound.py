@@ -55,12 +55,16 @@ class LPBound:
     prices : ndarray, shape (u,)
         Dual-feasible prices per copy of each unique record with ``prices @ counts == value``.
     stages : dict
-        ``{"nn-distance": (bound, seconds), "lp-lagrangian": (bound, seconds)}``.
+        Stage name -> ``(bound, seconds)`` for each stage run (``"nn-distance"``,
+        ``"dual-ascent"``, ``"lp-lagrangian"``).
     lp_value : float or None
         The last restricted master's value (an upper bound on the LP relaxation).
     solved : bool
         True when the LP relaxation was solved (no negative group left): ``value`` is its value.
     iterations : int
+        Dual-ascent rounds.
+    cg_iterations : int
+        Master solves of the column generation (0 when it did not run).
     history : list of (seconds, bound, master value)
     master : Master or None
         The final restricted master (its columns feed a restricted integer program).
@@ -73,6 +77,7 @@ class LPBound:
     lp_value: float | None = None
     solved: bool = False
     iterations: int = 0
+    cg_iterations: int = 0
     history: list = field(default_factory=list)
     master: Master | None = None
 
@@ -302,6 +307,7 @@ def _generate(out, lattice, master, center, deadline, max_new, t0):
         if solved is None:
             break
         value, pi = solved
+        out.cg_iterations += 1
         out.lp_value = value
         out.history.append((perf_counter() - t0, max(best, out.value), value))
         if value <= best + _RTOL * max(1.0, abs(value)):

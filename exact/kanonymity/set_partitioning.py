@@ -324,7 +324,8 @@ def _bound_phase(d, st, *, t0, time_limit):
         st.bound = roundup(max(base, d.lb_nn))
         st.info.update(
             lp_bound=found.value, nn_bound=d.lb_nn / d.scale, rounds=0,
-            lower_bound_source=found.source, cg_iterations=found.iterations,
+            lower_bound_source=found.source, cg_iterations=found.cg_iterations,
+            ascent_rounds=found.iterations,
             cg_lp=found.lp_value, time_bound=perf_counter() - t0,
         )  # fmt: skip
         return center, base
