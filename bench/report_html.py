@@ -260,10 +260,13 @@ def _short(value) -> str:
 
 def terminal_summary(report: dict[str, Any], width: int = 100) -> str:
     """The compact text summary of a :func:`write_report` result: one line per problem and
-    algorithm (runs, verified, median and max ratio, over-guarantee count), Figure 7's verdicts
-    when present, and where the report files are. Lines fit ``width`` columns."""
+    algorithm (runs, verified, median and max ratio, the median ``ratio_at_least`` where no
+    optimum is proven, over-guarantee count), Figure 7's verdicts when present, and where the
+    report files are. Lines fit ``width`` columns."""
     a = report["algorithms"]
-    head = ("problem", "algorithm", "runs", "verified", "median_ratio", "max_ratio", "over")
+    head = (
+        "problem", "algorithm", "runs", "verified", "median_ratio", "max_ratio", "at_least", "over",
+    )  # fmt: skip
     rows, certified = [], False
     for r in a.itertuples(index=False):
         med, mx, mark = r.median_ratio, r.max_ratio, ""
@@ -271,8 +274,9 @@ def terminal_summary(report: dict[str, Any], width: int = 100) -> str:
             med, mx, mark, certified = r.median_certified_ratio, r.max_certified_ratio, "*", True
         cells = (r.problem, r.algorithm, r.runs, r.verified, _short(med), _short(mx))
         cells = (*map(str, cells[:4]), *(c + mark if c else c for c in cells[4:]))
+        least = _short(getattr(r, "median_ratio_at_least", np.nan)) if mark else ""
         over = "" if r.kind == "exact" else str(r.over_guarantee)
-        rows.append((*cells, over))
+        rows.append((*cells, least, over))
     widths = [max(len(h), *(len(x[i]) for x in rows)) for i, h in enumerate(head)]
     lines = []
     for cells in [head, *rows]:
@@ -281,6 +285,7 @@ def terminal_summary(report: dict[str, Any], width: int = 100) -> str:
         lines.append("  ".join(left + right)[:width].rstrip())
     if certified:
         lines.append("* no proven optimum: certified ratio (cost / lower bound, >= the ratio)")
+        lines.append("at_least: median cost / best-known cost (<= the ratio), where no optimum")
     lines.append("over: runs whose proven ratio exceeds the guarantee (0 unless a bug)")
     if report.get("observations"):
         lines += ["", "Figure 7 (Du et al. 2009, §5), the paper's observations:"]
