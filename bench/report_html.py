@@ -274,7 +274,7 @@ def terminal_summary(report: dict[str, Any], width: int = 100) -> str:
             med, mx, mark, certified = r.median_certified_ratio, r.max_certified_ratio, "*", True
         cells = (r.problem, r.algorithm, r.runs, r.verified, _short(med), _short(mx))
         cells = (*map(str, cells[:4]), *(c + mark if c else c for c in cells[4:]))
-        least = _short(getattr(r, "median_ratio_at_least", np.nan)) if mark else ""
+        least = _short(r.median_ratio_at_least) if mark else ""
         over = "" if r.kind == "exact" else str(r.over_guarantee)
         rows.append((*cells, least, over))
     widths = [max(len(h), *(len(x[i]) for x in rows)) for i, h in enumerate(head)]

@@ -32,6 +32,7 @@ from time import perf_counter
 
 import numpy as np
 from anonratio.instances import KAnonymityInstance
+from anonratio.instances.kanonymity.instance import member_levels
 
 __all__ = ["BoxLattice", "Priced", "lattice_nodes", "MAX_LATTICE_NODES"]
 
@@ -274,52 +275,34 @@ class BoxLattice:
         """Slack, free copies and size (in records) of every box of a node, records sorted by
         box and decreasing price; boxes of fewer than ``k`` copies have infinite slack."""
         k = self.k
-        start = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
-        end = np.r_[start[1:], len(ks)]
-        cum = np.cumsum(cv)
-        ycum = np.cumsum(cv * yv)
-        base = cum[start] - cv[start]
-        ybase = ycum[start] - cv[start] * yv[start]
-        total = cum[end - 1] - base
-        q = np.searchsorted(cum, np.minimum(base + k, cum[end - 1]))
-        top_k = ycum[q] - ybase - (cum[q] - base - k) * yv[q]
-        free = np.add.reduceat(cv * fv, start)
-        return np.where(total >= k, k * p - top_k, np.inf), free, end - start
+        box = _Boxes(ks, yv, cv)
+        top_k = box.top(np.minimum(k, box.total))
+        free = np.add.reduceat(cv * fv, box.start)
+        return np.where(box.total >= k, k * p - top_k, np.inf), free, box.end - box.start
 
     def _node(self, key, ys, cs, p, tol):
         """One node: its least ``rc / |G|`` and its boxes' negative groups (rows into the
         decreasing-price order, padded with -1; reduced costs at the box's cost)."""
         k, width = self.k, self.width
         order = np.argsort(key, kind="stable")  # by box, decreasing price inside
-        ks, yv, cv = key[order], ys[order], cs[order]
-        start = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
-        cum = np.cumsum(cv)
-        ycum = np.cumsum(cv * yv)
-        base = cum[start] - cv[start]
-        ybase = ycum[start] - cv[start] * yv[start]
-        end = np.r_[start[1:], len(ks)]
-        total = cum[end - 1] - base
-        ok = total >= k
-        if not ok.any():
+        box = _Boxes(key[order], ys[order], cs[order])
+        box.keep(box.total >= k)
+        if not len(box.start):
             return np.inf, None
-        start, base, ybase, end, total = start[ok], base[ok], ybase[ok], end[ok], total[ok]
-        q = np.searchsorted(cum, base + k)
-        top_k = ycum[q] - ybase - (cum[q] - base - k) * yv[q]
-        shift = float((p - top_k / k).min())
+        shift = float((p - box.top(k) / k).min())
         if shift >= -tol / k:
             return shift, None
         # copies priced above p, clipped to [k, 2k - 1] and to the box
-        above = np.cumsum(cv * (yv > p))
-        n_above = above[end - 1] - np.r_[0, above][start]
-        t = np.clip(n_above, k, np.minimum(width, total))
-        q = np.searchsorted(cum, base + t)
-        rc = t * p - (ycum[q] - ybase - (cum[q] - base - t) * yv[q])
+        above = np.cumsum(box.cv * (box.yv > p))
+        n_above = above[box.end - 1] - np.r_[0, above][box.start]
+        t = np.clip(n_above, k, np.minimum(width, box.total))
+        rc = t * p - box.top(t)
         neg = rc < -tol
         if not neg.any():
             return shift, None
-        base, t, rc = base[neg], t[neg], rc[neg]
+        base, t, rc = box.base[neg], t[neg], rc[neg]
         copy = np.arange(1, width + 1)
-        pos = np.searchsorted(cum, base[:, None] + copy[None, :])  # the box position of each copy
+        pos = np.searchsorted(box.cum, base[:, None] + copy[None, :])  # each copy's position
         rows = np.where(copy[None, :] <= t[:, None], order[np.minimum(pos, len(order) - 1)], -1)
         return shift, (rows, rc)
 
@@ -328,14 +311,37 @@ class BoxLattice:
         members = np.asarray(members, dtype=np.int64)
         if len(members) == 0:
             return np.zeros(0)
-        present = members >= 0
-        filled = np.where(present, members, members[:, :1])  # padding repeats the first member
-        levels = np.zeros((len(members), len(self.groups)), dtype=np.int64)
-        for j, by_level in enumerate(self.groups):
-            for t in range(len(by_level) - 1):  # levels refine: differing at t means below t too
-                g = by_level[t][filled]
-                levels[:, j] += np.any(g != g[:, :1], axis=1)
-        return present.sum(axis=1) * (levels @ self.a)
+        g, c = np.nonzero(members >= 0)
+        levels = member_levels(self.instance, g, members[g, c], len(members), codes=self.unique)
+        return (members >= 0).sum(axis=1) * (levels @ self.a)
+
+
+class _Boxes:
+    """The boxes of one node: records sorted by box, decreasing price inside each box.
+
+    ``cum`` / ``ycum`` are running sums of copies and of their prices; ``base`` / ``ybase`` their
+    values before each box; ``total`` the copies per box.
+    """
+
+    def __init__(self, ks, yv, cv):
+        self.yv, self.cv = yv, cv
+        self.start = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
+        self.end = np.r_[self.start[1:], len(ks)]
+        self.cum = np.cumsum(cv)
+        self.ycum = np.cumsum(cv * yv)
+        self.base = self.cum[self.start] - cv[self.start]
+        self.ybase = self.ycum[self.start] - cv[self.start] * yv[self.start]
+        self.total = self.cum[self.end - 1] - self.base
+
+    def keep(self, mask):
+        """Keep the boxes of ``mask`` only."""
+        for name in ("start", "end", "base", "ybase", "total"):
+            setattr(self, name, getattr(self, name)[mask])
+
+    def top(self, t):
+        """Per box, the sum of the prices of its ``t`` dearest copies (``t <= total``)."""
+        q = np.searchsorted(self.cum, self.base + t)
+        return self.ycum[q] - self.ybase - (self.cum[q] - self.base - t) * self.yv[q]
 
 
 def _best(found, n):

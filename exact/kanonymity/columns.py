@@ -38,8 +38,9 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from anonratio.instances import KAnonymityInstance, lower_bound, pairwise_distances
+from anonratio.instances import KAnonymityInstance, lower_bound
 from anonratio.instances.errors import UnsupportedInstanceError
+from anonratio.instances.kanonymity.instance import nn_prices
 from scipy.optimize import linprog
 
 __all__ = [
@@ -86,18 +87,6 @@ def _integer_scale(values, max_den=10**6, max_scale=10**9):
     return d if d <= max_scale else None
 
 
-def _nn_bounds(dist, counts, k):
-    """Per unique record: distance to its (k − c_i)-th nearest other record (0 when c_i >= k)."""
-    d = dist.copy()
-    np.fill_diagonal(d, np.inf)
-    order = np.argsort(d, axis=1, kind="stable")
-    reach = np.cumsum(counts[order], axis=1)
-    need = k - counts
-    rows = np.arange(len(counts))
-    pos = np.argmax(reach >= np.maximum(need, 1)[:, None], axis=1)
-    return np.where(need > 0, d[rows, order[rows, pos]], 0.0)
-
-
 @dataclass
 class KAnonData:
     """The instance collapsed to unique records, with costs in *objective units* (cost × scale)."""
@@ -129,7 +118,7 @@ class KAnonData:
 
 def prepare(instance: KAnonymityInstance, *, need_integral: bool = False) -> KAnonData:
     """Collapse identical records and compute levels, scaled costs and nearest-neighbour prices."""
-    table, k = instance.table, instance.k
+    table = instance.table
     unique, inverse, counts = table.unique_records()
     records = np.split(np.argsort(inverse, kind="stable"), np.cumsum(counts)[:-1])
     u, m = unique.shape
@@ -149,7 +138,7 @@ def prepare(instance: KAnonymityInstance, *, need_integral: bool = False) -> KAn
         )
     integral = scale is not None
     scale = float(scale or 1)
-    nn = scale * _nn_bounds(pairwise_distances(instance, unique), counts, k)
+    nn = scale * nn_prices(instance)
     if integral:
         nn = np.rint(nn)
     lb_nn = max(float(nn @ counts), scale * lower_bound(instance)[0])
