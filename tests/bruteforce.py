@@ -47,22 +47,38 @@ def bin_covering_instances(draw, max_n=9, max_k=40, spread=2):
     return BinCoveringInstance(sizes, k)
 
 
-def small_kanonymity_instance(seed, n, m, k, model, weighted, deletion=False):
+def small_kanonymity_instance(seed, n, m, k, model, weighted, deletion=False, n_values=None):
     """A k-anonymity instance of ``max(n, k)`` records for the brute forces: random hierarchies
-    of 1-3 levels (generalization) or 3 values (suppression), random weights if ``weighted``."""
+    of 1-3 levels over 2..``n_values`` values (generalization; default 4) or ``n_values`` values
+    (suppression; default 3), random weights if ``weighted``. ``seed``: an int or a Generator."""
     from anonratio.instances import KAnonymityInstance, Table
     from anonratio.instances.kanonymity import categorical_table, random_table
 
     n = max(n, k)
     rng = np.random.default_rng(seed)
     if model == "generalization":
-        table = random_table(n, m, cardinality=(2, 4), levels=(1, 3), seed=rng)
+        table = random_table(n, m, cardinality=(2, n_values or 4), levels=(1, 3), seed=rng)
     else:
-        table = categorical_table(n, m, 3, seed=rng)
+        table = categorical_table(n, m, n_values or 3, seed=rng)
     if weighted:
         w = rng.uniform(0.5, 3.0, m)
         table = Table(table.codes, table.attributes, table.values, table.hierarchies, w)
     return KAnonymityInstance(table, k, model, deletion)
+
+
+def small_kanonymity_instances(max_n, *, deletion):
+    """Hypothesis strategy of :func:`small_kanonymity_instance`: 2..``max_n`` records, 1-3
+    attributes, k in {2, 3}, either model, weighted or not; row deletion drawn if ``deletion``."""
+    return st.builds(
+        small_kanonymity_instance,
+        seed=st.integers(0, 2**32 - 1),
+        n=st.integers(2, max_n),
+        m=st.integers(1, 3),
+        k=st.integers(2, 3),
+        model=st.sampled_from(["suppression", "generalization"]),
+        weighted=st.booleans(),
+        deletion=st.booleans() if deletion else st.just(False),
+    )
 
 
 def kanonymity_optimum(instance):

@@ -8,15 +8,12 @@ import numpy as np
 import pytest
 from anonratio.exact.kanonymity.box_pricing import BoxLattice
 from anonratio.instances import KAnonymityInstance, verify
-from bruteforce import small_kanonymity_instance
+from bruteforce import small_kanonymity_instance, small_kanonymity_instances
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
 TOL = 1e-9
-
-
-_instance = small_kanonymity_instance
 
 
 def _groups(inst, max_size):
@@ -32,15 +29,7 @@ def _groups(inst, max_size):
             yield np.sort(inverse[list(rows)]), cost
 
 
-instances = st.builds(
-    _instance,
-    seed=st.integers(0, 2**32 - 1),
-    n=st.integers(2, 7),
-    m=st.integers(1, 3),
-    k=st.integers(2, 3),
-    model=st.sampled_from(["suppression", "generalization"]),
-    weighted=st.booleans(),
-)
+instances = small_kanonymity_instances(7, deletion=False)
 
 
 @SETTINGS
@@ -88,7 +77,7 @@ def test_slack_keeps_dual_feasible_prices_feasible(inst, data):
 
 
 def test_group_cost_is_the_verifiers():
-    inst = _instance(3, 9, 3, 3, "generalization", True)
+    inst = small_kanonymity_instance(3, 9, 3, 3, "generalization", True)
     lat = BoxLattice(inst)
     inverse = inst.unique_records[1]
     labels = np.repeat([0, 1, 2], 3)
@@ -100,7 +89,7 @@ def test_group_cost_is_the_verifiers():
 
 
 def test_a_sweep_prunes_nodes_dearer_than_every_price():
-    inst = _instance(1, 7, 2, 2, "generalization", False)
+    inst = small_kanonymity_instance(1, 7, 2, 2, "generalization", False)
     lat = BoxLattice(inst)
     cheap = lat.price(np.zeros(lat.u), max_columns=10)
     assert cheap.nodes == 0 and len(cheap.rc) == 0 and cheap.shift == 0.0

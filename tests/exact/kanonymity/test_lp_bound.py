@@ -13,27 +13,14 @@ from anonratio.exact.kanonymity.lp_bound import Master, ascend, groups_of, lp_bo
 from anonratio.instances import lower_bound, verify
 from anonratio.solvers.kanonymity.forest import forest
 from bruteforce import kanonymity_optimum as brute_force_opt
-from bruteforce import small_kanonymity_instance
+from bruteforce import small_kanonymity_instances
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
 TOL = 1e-7
 
 
-_instance = small_kanonymity_instance
-
-
-instances = st.builds(
-    _instance,
-    seed=st.integers(0, 2**32 - 1),
-    n=st.integers(2, 8),
-    m=st.integers(1, 3),
-    k=st.integers(2, 3),
-    model=st.sampled_from(["suppression", "generalization"]),
-    weighted=st.booleans(),
-    deletion=st.booleans(),
-)
+instances = small_kanonymity_instances(8, deletion=True)
 
 
 def _dual_feasible(inst, prices):

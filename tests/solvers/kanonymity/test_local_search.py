@@ -5,25 +5,14 @@ import numpy as np
 import pytest
 from anonratio.bench.registry import generate
 from anonratio.instances import KAnonymityInstance, Table, verify
-from anonratio.instances.kanonymity import categorical_table, random_table
 from anonratio.solvers.kanonymity.forest import forest, forest_guarantee
 from anonratio.solvers.kanonymity.local_search import local_search
 from bruteforce import kanonymity_optimum as brute_force_opt
+from bruteforce import small_kanonymity_instance
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 TOL = 1e-9
-
-
-def _instance(rng, n, m, n_values, k, *, model, weights, deletion):
-    if model == "generalization":
-        table = random_table(n, m, cardinality=(2, n_values), levels=(1, 3), seed=rng)
-    else:
-        table = categorical_table(n, m, n_values, seed=rng)
-    if weights:
-        w = rng.uniform(0.5, 3.0, m)
-        table = Table(table.codes, table.attributes, table.values, table.hierarchies, w)
-    return KAnonymityInstance(table, k, model, deletion)
 
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
@@ -55,7 +44,7 @@ def test_never_worse_than_forest_and_within_its_guarantee(
 ):
     rng = np.random.default_rng(seed)
     n = min(8, k + extra)
-    inst = _instance(rng, n, m, n_values, k, model=model, weights=weights, deletion=deletion)
+    inst = small_kanonymity_instance(rng, n, m, k, model, weights, deletion, n_values=n_values)
     sol = local_search(inst, seed=seed)
     cost = _check(inst, sol)
     start = verify(inst, forest(inst, seed=seed)).cost
