@@ -10,14 +10,17 @@ References
 X. Xiao, K. Yi, Y. Tao. "The Hardness and Approximation Algorithms for L-Diversity". EDBT 2010.
 """
 
+import time
+
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee, no_guarantee
 from anonratio.bench.hunt_library import worst_found_family
-from anonratio.exact.ldiversity import solve_cbc, solve_cpsat, solve_highs
+from anonratio.exact.ldiversity import certify, solve_cbc, solve_cpsat, solve_highs
 from anonratio.instances.ldiversity import LDiversityInstance
 from anonratio.instances.ldiversity.gadgets import random_3dm_gadget
 from anonratio.instances.ldiversity.generators import planted_instance, random_instance, sal_like
 from anonratio.instances.ldiversity.moves import MOVES
 from anonratio.instances.loaders import ADULT_QI, load_adult
+from anonratio.instances.validation import check_number
 from anonratio.solvers.ldiversity.hilbert import hilbert
 from anonratio.solvers.ldiversity.matching import matching, needs_two_values
 from anonratio.solvers.ldiversity.tp import tp, tp_guarantee
@@ -141,6 +144,16 @@ def _tp_plus_hint(instance, seed=None):
     return tp_plus(instance, seed=seed)
 
 
+def certified_tp_plus(instance, seed=None, time_limit=60.0):
+    """ldiv-certified: TP+'s partition (Xiao et al. 2010, §6), then the pattern model's LP bound
+    proven in the rest of ``time_limit`` (:func:`~anonratio.exact.ldiversity.certified.certify`)."""
+    time_limit = check_number("time_limit", time_limit, low=0, closed="neither")
+    t0 = time.perf_counter()
+    found = tp_plus(instance, seed=seed)
+    left = max(0.0, time_limit - (time.perf_counter() - t0))
+    return certify(instance, found, time_limit=left, seed=seed)
+
+
 _XIAO = "Xiao et al. 2010"
 _TP_TEXT = (
     "per run: tuples 1 after phase 1 (Cor. 5.9), (l h1 + l - 1) / LB after phase 2 (Lemma 5.12), "
@@ -168,6 +181,19 @@ ALGORITHMS = (
         guarantee_text=f"as TP ({_TP_TEXT}); Hilbert only splits TP's residue",
         source=f"{_XIAO}, §6 (TP+: TP, then Hilbert on the residue R)",
         complexity="TP, then the Hilbert DP on |R| records",
+    ),
+    Algorithm(
+        name="ldiv-certified",
+        problem=PROBLEM,
+        kind="heuristic",
+        function=certified_tp_plus,
+        guarantee=tp_guarantee,
+        guarantee_text="as TP+ (inherited: its partition is TP+'s); reports a proven lower bound",
+        source=f"TP+ ({_XIAO}, §6), then the LP relaxation of the pattern model tightened by "
+        "phase 1, bounded by a Lagrangian bound from its HiGHS duals "
+        "(anonratio.exact.ldiversity.lp_bound)",
+        complexity="TP+, then an LP of about g 2^d m columns (stars; 2 g m for tuples)",
+        gated=False,  # its partition is tp-plus's, which the gate tracks
     ),
     Algorithm(
         name="hilbert",

@@ -1,5 +1,7 @@
 """Exact l-diversity (star or tuple minimization): the pattern model of
-:mod:`~anonratio.exact.ldiversity.patterns`, solved by CP-SAT or by HiGHS / CBC through PuLP.
+:mod:`~anonratio.exact.ldiversity.patterns`, solved by CP-SAT or by HiGHS / CBC through PuLP;
+its LP relaxation as a proven lower bound (:func:`lp_bound`) that :func:`certify` attaches to a
+feasible partition.
 
 ``solve_ldiversity(instance, method=...)`` dispatches on ``method`` through :data:`METHODS`.
 """
@@ -12,10 +14,21 @@ from anonratio.instances import Solution
 from anonratio.instances.ldiversity import LDiversityInstance
 from anonratio.instances.validation import dispatch
 
+from .certified import certify
 from .cpsat import solve_cpsat
 from .ilp import solve_cbc, solve_highs
+from .lp_bound import LPBound, lp_bound
 
-__all__ = ["solve_ldiversity", "METHODS", "solve_cpsat", "solve_highs", "solve_cbc"]
+__all__ = [
+    "solve_ldiversity",
+    "METHODS",
+    "solve_cpsat",
+    "solve_highs",
+    "solve_cbc",
+    "lp_bound",
+    "LPBound",
+    "certify",
+]
 
 #: method name -> solver
 METHODS = {"cpsat": solve_cpsat, "highs": solve_highs, "cbc": solve_cbc}
