@@ -13,9 +13,12 @@ G. Aggarwal, T. Feder, K. Kenthapadi, S. Khuller, R. Panigrahy, D. Thomas, A. Zh
 Anonymity via Clustering". PODS 2006.
 """
 
+import time
+
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee, no_guarantee
 from anonratio.bench.hunt_library import worst_found_family
 from anonratio.exact.clustering import solve_cbc, solve_cpsat, solve_highs
+from anonratio.exact.clustering.certified import certify
 from anonratio.instances.clustering.gadgets import random_formula, sat_gadget
 from anonratio.instances.clustering.generators import (
     facility_costs,
@@ -27,6 +30,7 @@ from anonratio.instances.clustering.generators import (
     uniform_points,
 )
 from anonratio.instances.clustering.moves import MOVES
+from anonratio.instances.validation import check_number
 from anonratio.solvers.clustering.greedy_gather import greedy_gather
 from anonratio.solvers.clustering.kr_center import kr_center
 from anonratio.solvers.clustering.min_size_kmeans import min_size_kmeans
@@ -298,6 +302,31 @@ _EXACT = (
 )
 
 
+def _certified(function, name):
+    """``name``: ``function``'s clustering, then the strongest lower bound the rest of
+    ``time_limit`` proves (:func:`~anonratio.exact.clustering.certified.certify`)."""
+
+    def run(instance, seed=None, time_limit=60.0):
+        time_limit = check_number("time_limit", time_limit, low=0, closed="neither")
+        t0 = time.perf_counter()
+        found = function(instance, seed=seed)
+        left = max(0.0, time_limit - (time.perf_counter() - t0))
+        return certify(instance, found, time_limit=left, seed=seed, algorithm=name)
+
+    run.__name__ = name.replace("-", "_")
+    run.__doc__ = _certified.__doc__.replace("``name``", name).replace(
+        "``function``", function.__name__
+    )
+    return run
+
+
+#: (certified algorithm, problem, the approximation it certifies, its ratio and guarantee text)
+_CERTIFIED = (
+    ("cellular-certified", "cellular", primal_dual, 4.0, "4 (inherited from primal-dual)"),
+    ("r-cellular-certified", "r-cellular", r_cellular, 80.0, "80 (inherited from r-cellular)"),
+)
+
+
 def _hint_from(function):
     def hint(instance, seed=None):
         return function(instance, seed=seed)
@@ -332,6 +361,22 @@ ALGORITHMS = (
             complexity=complexity,
         )
         for function, problem, ratio, text, source, complexity in _HEURISTICS
+    ),
+    *(
+        Algorithm(
+            name=name,
+            problem=problem,
+            kind="heuristic",
+            function=_certified(function, name),
+            guarantee=_constant(ratio),
+            guarantee_text=f"{text}; reports a proven lower bound",
+            source=f"{function.__name__.replace('_', '-')}, then column generation on the cluster "
+            f"LP of {_PAPER}, §3, with a Lagrangian bound (anonratio.exact.clustering.lp_bound)",
+            complexity=f"{function.__name__.replace('_', '-')}, then O(n^2 log n) per pricing "
+            "round and the master LP",
+            gated=False,  # its clustering is the approximation's, which the gate tracks
+        )
+        for name, problem, function, ratio, text in _CERTIFIED
     ),
     *(
         Algorithm(

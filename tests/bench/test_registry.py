@@ -83,12 +83,21 @@ ALL = {
     "zip-codes": ["spanning-tree-split", "zip-cpsat"],
     "gps-rectangles": ["kdtree-split", "gps-cpsat", "gps-highs", "gps-guillotine"],
     "ordered-labels": ["ordered-greedy"],
-    "l-diversity": ["tp", "tp-plus", "hilbert", "matching", "ldiv-cpsat", "ldiv-highs", "ldiv-cbc"],
+    "l-diversity": [
+        "tp",
+        "tp-plus",
+        "ldiv-certified",
+        "hilbert",
+        "matching",
+        "ldiv-cpsat",
+        "ldiv-highs",
+        "ldiv-cbc",
+    ],
     "r-gather": ["r-gather", "greedy-gather", "min-size-kmeans"],
     "r-eps-gather": ["r-eps-gather"],
     "kr-center": ["kr-center"],
-    "cellular": ["primal-dual"],
-    "r-cellular": ["r-cellular"],
+    "cellular": ["primal-dual", "cellular-certified"],
+    "r-cellular": ["r-cellular", "r-cellular-certified"],
 }
 for _problem in ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular"):
     ALL[_problem] += [f"{_problem}-{solver}" for solver in ("cpsat", "highs", "cbc")]
