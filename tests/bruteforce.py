@@ -1,10 +1,13 @@
 """Brute-force optima shared by the tests (on ``pythonpath``: ``from bruteforce import ...``)."""
 
+import itertools
 from functools import cache
 
 import numpy as np
+from anonratio.exact.kanonymity.box_pricing import BoxLattice
 from anonratio.instances.bin_covering.instance import BinCoveringInstance
 from hypothesis import strategies as st
+from scipy.optimize import linprog
 
 
 @cache
@@ -117,6 +120,42 @@ def kanonymity_optimum(instance):
         return out
 
     return best((1 << n) - 1)
+
+
+def kanonymity_dual_feasible(inst, prices, tol=1e-7):
+    """Every group of k .. n records costs at least its members' prices (and, with row
+    deletion, no price exceeds the cost of deleting a row)."""
+    inverse = inst.unique_records[1]
+    lat = BoxLattice(inst)
+    for size in range(inst.k, inst.n + 1):
+        for rows in itertools.combinations(range(inst.n), size):
+            ids = np.sort(inverse[list(rows)])
+            row = np.full((1, inst.n), -1)
+            row[0, :size] = ids
+            assert prices[ids].sum() <= lat.cost(row)[0] + tol
+    if inst.row_deletion:
+        assert np.all(prices <= inst.deletion_cost + tol)
+
+
+def kanonymity_full_lp(inst):
+    """The LP relaxation over every group of k .. 2k − 1 records (scipy's HiGHS)."""
+    inverse, counts = inst.unique_records[1], inst.unique_records[2]
+    lat = BoxLattice(inst)
+    cols, costs = [], []
+    for size in range(inst.k, min(inst.n, 2 * inst.k - 1) + 1):
+        for rows in itertools.combinations(range(inst.n), size):
+            ids = np.sort(inverse[list(rows)])
+            row = np.full((1, size), -1)
+            row[0] = ids
+            cols.append(np.bincount(ids, minlength=len(counts)))
+            costs.append(lat.cost(row)[0])
+    a = np.array(cols, dtype=float).T
+    if inst.row_deletion:
+        a = np.hstack([a, np.eye(len(counts))])
+        costs += [inst.deletion_cost] * len(counts)
+    res = linprog(costs, A_eq=a, b_eq=counts, bounds=(0, None), method="highs")
+    assert res.status == 0
+    return res.fun
 
 
 def planar_optimum(inst):

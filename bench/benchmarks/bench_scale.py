@@ -102,3 +102,12 @@ class AdultBound:
         return float(prices @ self.lattice.counts)
 
     track_ascent_bound.unit = "cost"  # type: ignore[attr-defined]
+
+    def track_box_lp_bound(self, k: int) -> float:
+        from anonratio.exact.kanonymity.box_lp import ascend, box_lp
+
+        prices, _ = ascend(self.lattice, self.prices, deadline=float("inf"), max_iter=10, rtol=0.0)
+        out = box_lp(self.lattice, prices, deadline=float("inf"), max_rounds=2)
+        return out.value
+
+    track_box_lp_bound.unit = "cost"  # type: ignore[attr-defined]

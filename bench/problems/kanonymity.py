@@ -399,9 +399,10 @@ ALGORITHMS = (
         guarantee_text="max(2k-1, 3k-5) (inherited from FOREST, its start); reports a proven "
         "lower bound",
         source="local search from FOREST, then nearest-neighbour prices, dual ascent and column "
-        "generation over the generalization lattice (anonratio.exact.kanonymity.lp_bound)",
-        complexity="local search, then O(n_L u log u) per ascent round or pricing sweep "
-        "(n_L lattice nodes, u unique records)",
+        "generation or cutting planes over the generalization lattice "
+        "(anonratio.exact.kanonymity.lp_bound)",
+        complexity="local search, then O(n_L u log u) per ascent round, pricing sweep or box "
+        "sweep (n_L lattice nodes, u unique records) and an LP per round",
         gated=False,  # its partition is kanon-local-search's, which the gate tracks
     ),
     Algorithm(

@@ -260,6 +260,74 @@ class BoxLattice:
             rise[idx] = np.minimum(rise[idx], np.repeat(share, size))
         return best, rise
 
+    def repair(self, y: np.ndarray, *, cap: float | None = None, deadline: float | None = None
+               ) -> np.ndarray | None:  # fmt: skip
+        """Dual-feasible prices at most ``y``, for any ``y``.
+
+        Every record drops by ``min(0, s_B / k)`` for the box ``B`` of least slack ``s_B`` that
+        holds it (:meth:`slack`). Each copy in a violated box drops by at least ``|s_B| / k``,
+        so the ``k`` dearest copies of ``B`` lose at least ``|s_B|`` together: every box ends
+        with slack ``>= 0``. With ``cap`` (the cost of deleting a copy) prices are clipped to it.
+
+        Returns
+        -------
+        ndarray, shape (u,), or None when ``deadline`` passes first.
+        """
+        found = self.slack(y, deadline=deadline)
+        if found is None:
+            return None
+        least = np.where(np.isfinite(found[0]), found[0], 0.0)
+        out = np.asarray(y, dtype=float) + np.minimum(0.0, least / self.k)
+        return out if cap is None else np.minimum(out, cap)
+
+    def boxes(
+        self, y: np.ndarray, *, tol: float, width: int, deadline: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """The boxes of at least ``k`` copies whose slack at ``y`` is at most ``tol k p_L``
+        (``tol < 0``: below it, so the violated ones only): the tight constraints of the dual.
+
+        Returns
+        -------
+        cost : ndarray, shape (N,)
+            Per-copy cost ``p_L`` of each box's node.
+        members : ndarray of int64, shape (N, width)
+            Each box's ``width`` dearest unique records (by ``y``), padded with -1.
+
+        None when ``deadline`` passes first.
+        """
+        y = np.asarray(y, dtype=float)
+        k, u = self.k, self.u
+        perm = np.argsort(-y, kind="stable")
+        ys, cs = y[perm], self.counts[perm]
+        cum = np.cumsum(cs)
+        if not len(cs) or cum[-1] < k:
+            return np.zeros(0), np.zeros((0, width), np.int64)
+        top = int(np.searchsorted(cum, k))
+        top_k = float((cs[:top] * ys[:top]).sum() + (k - (cum[top - 1] if top else 0)) * ys[top])
+        keys = self._keys(perm)
+        costs, rows, col = [], [], np.arange(width)
+        for node, p in zip(self.nodes, self.node_cost, strict=True):
+            limit = tol * k * p if np.isfinite(tol) else np.inf
+            if k * p - top_k > limit:
+                continue  # every box of this node has more slack
+            if deadline is not None and perf_counter() > deadline:
+                return None
+            key = self._node_key(keys, node, u)
+            order = np.argsort(key, kind="stable")
+            box = _Boxes(key[order], ys[order], cs[order])
+            box.keep(box.total >= k)
+            slack = k * p - box.top(np.minimum(k, box.total))
+            tight = slack <= limit if tol >= 0 else slack < limit
+            if not tight.any():
+                continue
+            start, size = box.start[tight], (box.end - box.start)[tight]
+            pos = np.minimum(start[:, None] + col[None, :], len(order) - 1)
+            rows.append(np.where(col[None, :] < size[:, None], perm[order[pos]], -1))
+            costs.append(np.full(len(start), float(p)))
+        if not rows:
+            return np.zeros(0), np.zeros((0, width), np.int64)
+        return np.concatenate(costs), np.concatenate(rows)
+
     def _node_key(self, keys, node, n_sel):
         """The box of each of the first ``n_sel`` records (decreasing price) at ``node``."""
         key = keys[0][node[0]][:n_sel].copy()

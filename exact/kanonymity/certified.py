@@ -3,9 +3,10 @@
 :func:`certify` takes a feasible partition (the registry's ``kanon-certified`` passes local search
 from FOREST's, the best-known partition) and spends its time on
 :func:`~anonratio.exact.kanonymity.lp_bound.lp_bound`: nearest-neighbour prices, dual ascent over
-the generalization lattice, then column generation where the master is small, seeded with the
-partition's groups. The partition stays the run's solution; the bound is its proven lower bound,
-so the run's ``gap`` says how far from optimal the partition can be.
+the generalization lattice, then column generation where the master is small (seeded with the
+partition's groups) or cutting planes over generalization boxes where it is not. The partition stays
+the run's solution; the bound is its proven lower bound, so the run's ``gap`` says how far from
+optimal the partition can be.
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def certify(
         lp_solved=bound.solved,
         ascent_rounds=bound.iterations,
         cg_iterations=bound.cg_iterations,
+        box_lp_rounds=bound.box_rounds,
         n_unique=bound.prices.size,
         start_time_s=solution.time_s,
     )  # fmt: skip

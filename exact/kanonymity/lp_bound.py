@@ -31,6 +31,7 @@ from time import perf_counter
 
 import highspy
 import numpy as np
+from anonratio.exact.kanonymity.box_lp import ascend, box_lp
 from anonratio.exact.kanonymity.box_pricing import MAX_LATTICE_NODES, BoxLattice, lattice_nodes
 from anonratio.instances import KAnonymityInstance
 from anonratio.instances.kanonymity.instance import nn_prices
@@ -51,12 +52,13 @@ class LPBound:
         The best valid lower bound (the larger of the nearest-neighbour bound and the best
         Lagrangian bound).
     source : str
-        ``"nn-distance"`` or ``"lp-lagrangian"``: which bound won.
+        ``"nn-distance"``, ``"dual-ascent"``, ``"box-lp"`` or ``"lp-lagrangian"``: which bound
+        won.
     prices : ndarray, shape (u,)
         Dual-feasible prices per copy of each unique record with ``prices @ counts == value``.
     stages : dict
         Stage name -> ``(bound, seconds)`` for each stage run (``"nn-distance"``,
-        ``"dual-ascent"``, ``"lp-lagrangian"``).
+        ``"dual-ascent"``, then ``"lp-lagrangian"`` or ``"box-lp"``).
     lp_value : float or None
         The last restricted master's value (an upper bound on the LP relaxation).
     solved : bool
@@ -65,6 +67,8 @@ class LPBound:
         Dual-ascent rounds.
     cg_iterations : int
         Master solves of the column generation (0 when it did not run).
+    box_rounds : int
+        LP solves of ``box-lp`` (0 when it did not run).
     history : list of (seconds, bound, master value)
     master : Master or None
         The final restricted master (its columns feed a restricted integer program).
@@ -78,6 +82,7 @@ class LPBound:
     solved: bool = False
     iterations: int = 0
     cg_iterations: int = 0
+    box_rounds: int = 0
     history: list = field(default_factory=list)
     master: Master | None = None
 
@@ -174,39 +179,6 @@ def _padded(groups: list[np.ndarray], width: int) -> np.ndarray:
     return rows
 
 
-def ascend(
-    lattice: BoxLattice, prices: np.ndarray, *, deadline: float, max_iter: int = 200,
-    rtol: float = 1e-4, cap: float | None = None,
-) -> tuple[np.ndarray, int]:  # fmt: skip
-    """Dual ascent from dual-feasible ``prices``, which stay dual feasible throughout.
-
-    Each round, the records whose boxes all have slack (the *free* ones) rise by the raise
-    :meth:`BoxLattice.slack` allows; a record whose box is tight waits until a later round finds
-    slack around it again. Rounds stop when one gains less than ``rtol`` of the bound or the
-    deadline passes. Prices stay at most ``cap`` (the cost of deleting a row, where deletion is
-    allowed). Returns ``(prices, rounds)``.
-    """
-    counts = lattice.counts.astype(float)
-    y = np.asarray(prices, dtype=float).copy()
-    free = np.ones(len(y), dtype=bool)
-    for it in range(max_iter):
-        if perf_counter() > deadline:
-            return y, it
-        found = lattice.slack(y, free, deadline)
-        if found is None:
-            return y, it
-        slack, rise = found
-        step = np.where(free & np.isfinite(rise), np.maximum(rise, 0.0), 0.0)
-        if cap is not None:
-            step = np.minimum(step, np.maximum(cap - y, 0.0))
-        gain = float(step @ counts)
-        y += step
-        free = np.isfinite(slack) & (slack > 1e-12 * max(1.0, float(np.abs(y).max())))
-        if gain <= rtol * max(1.0, float(y @ counts)):
-            return y, it + 1
-    return y, max_iter
-
-
 def lp_bound(
     instance: KAnonymityInstance,
     *,
@@ -216,14 +188,16 @@ def lp_bound(
     max_new: int | None = None,
     lattice: BoxLattice | None = None,
     max_master: int = 4000,
+    rtol: float = 1e-3,
 ) -> LPBound:
     """The best lower bound the three stages prove within ``time_limit`` seconds.
 
     1. ``nn-distance``: the nearest-neighbour prices (:func:`nn_prices`).
-    2. ``dual-ascent``: :func:`ascend` from them (at most half of the time when column
-       generation follows).
+    2. ``dual-ascent``: :func:`ascend` from them (at most half of the time).
     3. ``lp-lagrangian``: column generation around the ascent's prices, when the instance has at
-       most ``max_master`` unique records (a larger master converges too slowly to pay).
+       most ``max_master`` unique records; above that a master over single groups converges too
+       slowly to pay, and ``box-lp`` takes over: cutting planes over whole generalization boxes
+       (:func:`~anonratio.exact.kanonymity.box_lp.box_lp`).
 
     Every stage's prices are dual feasible, so the bound is valid whenever the time runs out.
     A lattice of more than :data:`~anonratio.exact.kanonymity.box_pricing.MAX_LATTICE_NODES`
@@ -243,7 +217,9 @@ def lp_bound(
     lattice : BoxLattice, optional
         A prepared lattice of ``instance``.
     max_master : int
-        Largest number of unique records for stage 3.
+        Largest number of unique records for column generation (``box-lp`` above it).
+    rtol : float
+        The ascent stops when a round gains less than this share of the bound.
 
     Returns
     -------
@@ -264,10 +240,15 @@ def lp_bound(
     cap = instance.deletion_cost if instance.row_deletion else None
     use_master = lattice.u <= max_master
     t1 = perf_counter()
-    mid = t1 + (deadline - t1) / 2 if use_master else deadline
-    up, rounds = ascend(lattice, prices, deadline=mid, cap=cap)
+    mid = t1 + (deadline - t1) / 2
+    up, rounds = ascend(lattice, prices, deadline=mid, cap=cap, rtol=rtol)
     out.iterations = rounds
     _offer(out, float(up @ counts), up, "dual-ascent", perf_counter() - t1)
+    if not use_master and perf_counter() < deadline:
+        t2 = perf_counter()
+        boxed = box_lp(lattice, out.prices, deadline=deadline, cap=cap, seed=seed)
+        out.box_rounds = boxed.rounds
+        _offer(out, boxed.value, boxed.prices, "box-lp", perf_counter() - t2)
     if use_master and perf_counter() < deadline:
         t2 = perf_counter()
         master = Master(instance, counts, seed)

@@ -94,3 +94,43 @@ def test_a_sweep_prunes_nodes_dearer_than_every_price():
     cheap = lat.price(np.zeros(lat.u), max_columns=10)
     assert cheap.nodes == 0 and len(cheap.rc) == 0 and cheap.shift == 0.0
     assert lat.work == lat.u * len(lat.nodes)
+
+
+@SETTINGS
+@given(inst=instances, data=st.data())
+def test_repair_makes_any_prices_dual_feasible(inst, data):
+    lat = BoxLattice(inst)
+    y = np.array(data.draw(st.lists(st.floats(-1, 3), min_size=lat.u, max_size=lat.u)))
+    cap = data.draw(st.sampled_from([None, 0.5]))
+    fixed = lat.repair(y, cap=cap)
+    assert np.all(fixed <= y + TOL)
+    if cap is not None:
+        assert np.all(fixed <= cap + TOL)
+    for members, cost in _groups(inst, inst.n):
+        assert fixed[members].sum() <= cost + 1e-7
+    slack, _ = lat.slack(fixed)
+    assert np.all(slack >= -1e-7)
+
+
+@SETTINGS
+@given(inst=instances, data=st.data())
+def test_boxes_are_the_tight_ones_with_their_dearest_records(inst, data):
+    lat = BoxLattice(inst)
+    y = np.array(data.draw(st.lists(st.floats(0, 2), min_size=lat.u, max_size=lat.u)))
+    width = 2 * inst.k
+    cost, members = lat.boxes(y, tol=float("inf"), width=width)
+    assert members.shape == (len(cost), width)
+    # every node's boxes of >= k copies, and nothing else
+    expected = 0
+    for node in lat.nodes:
+        key = np.stack([lat.groups[j][t] for j, t in enumerate(node)], axis=1)
+        boxes, inverse = np.unique(key, axis=0, return_inverse=True)
+        copies = np.bincount(inverse.ravel(), weights=lat.counts)
+        expected += int((copies >= inst.k).sum())
+    assert len(cost) == expected
+    for row in members:
+        ids = row[row >= 0]
+        assert len(ids) and np.all(np.diff(y[ids]) <= TOL)  # dearest first
+    violated, _ = lat.boxes(y, tol=-1e-300, width=width)
+    slack, _ = lat.slack(y)
+    assert (len(violated) > 0) == bool(np.any(slack < 0))

@@ -2,8 +2,6 @@
 dual feasible, the bound never exceeds the exact optimum nor falls below the nearest-neighbour
 bound, and column generation reaches the LP relaxation on small instances."""
 
-import itertools
-
 import numpy as np
 import pytest
 from anonratio.bench.registry import generate
@@ -12,8 +10,8 @@ from anonratio.exact.kanonymity.box_pricing import BoxLattice
 from anonratio.exact.kanonymity.lp_bound import Master, ascend, groups_of, lp_bound
 from anonratio.instances import lower_bound, verify
 from anonratio.solvers.kanonymity.forest import forest
+from bruteforce import kanonymity_dual_feasible, kanonymity_full_lp, small_kanonymity_instances
 from bruteforce import kanonymity_optimum as brute_force_opt
-from bruteforce import small_kanonymity_instances
 from hypothesis import given, settings
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
@@ -23,21 +21,6 @@ TOL = 1e-7
 instances = small_kanonymity_instances(8, deletion=True)
 
 
-def _dual_feasible(inst, prices):
-    """Every group of k .. n records costs at least its members' prices (and, with row
-    deletion, no price exceeds the cost of deleting a row)."""
-    inverse = inst.unique_records[1]
-    lat = BoxLattice(inst)
-    for size in range(inst.k, inst.n + 1):
-        for rows in itertools.combinations(range(inst.n), size):
-            ids = np.sort(inverse[list(rows)])
-            row = np.full((1, inst.n), -1)
-            row[0, :size] = ids
-            assert prices[ids].sum() <= lat.cost(row)[0] + TOL
-    if inst.row_deletion:
-        assert np.all(prices <= inst.deletion_cost + TOL)
-
-
 @SETTINGS
 @given(inst=instances)
 def test_bound_is_valid_and_its_prices_dual_feasible(inst):
@@ -45,7 +28,7 @@ def test_bound_is_valid_and_its_prices_dual_feasible(inst):
     out = lp_bound(inst, time_limit=30, starts=[start])
     counts = inst.unique_records[2]
     assert out.value == pytest.approx(float(out.prices @ counts))
-    _dual_feasible(inst, out.prices)
+    kanonymity_dual_feasible(inst, out.prices)
     opt = brute_force_opt(inst)
     nn = lower_bound(inst)[0]
     assert nn - TOL <= out.value <= opt + TOL
@@ -56,14 +39,14 @@ def test_bound_is_valid_and_its_prices_dual_feasible(inst):
 
 @SETTINGS
 @given(inst=instances)
-def test_ascent_alone_keeps_prices_feasible(inst):
+def test_ascent_and_cutting_planes_keep_prices_feasible(inst):
     lat = BoxLattice(inst)
-    out = lp_bound(inst, time_limit=30, max_master=0)  # no column generation
-    assert "lp-lagrangian" not in out.stages
-    _dual_feasible(inst, out.prices)
+    out = lp_bound(inst, time_limit=30, max_master=0)  # cutting planes, no column generation
+    assert "lp-lagrangian" not in out.stages and "box-lp" in out.stages
+    kanonymity_dual_feasible(inst, out.prices)
     cap = inst.deletion_cost if inst.row_deletion else None
     y, rounds = ascend(lat, np.zeros(lat.u), deadline=float("inf"), cap=cap)
-    _dual_feasible(inst, y)
+    kanonymity_dual_feasible(inst, y)
     assert rounds >= 1
 
 
@@ -113,34 +96,11 @@ def test_exact_solvers_agree_with_the_lattice_bound(monkeypatch):
     assert a.info["lp_bound"] <= verify(inst, a).cost + TOL
 
 
-def _full_lp(inst):
-    """The LP relaxation over every group of k .. 2k − 1 records (scipy's HiGHS)."""
-    from scipy.optimize import linprog
-
-    inverse, counts = inst.unique_records[1], inst.unique_records[2]
-    lat = BoxLattice(inst)
-    cols, costs = [], []
-    for size in range(inst.k, min(inst.n, 2 * inst.k - 1) + 1):
-        for rows in itertools.combinations(range(inst.n), size):
-            ids = np.sort(inverse[list(rows)])
-            row = np.full((1, size), -1)
-            row[0] = ids
-            cols.append(np.bincount(ids, minlength=len(counts)))
-            costs.append(lat.cost(row)[0])
-    a = np.array(cols, dtype=float).T
-    if inst.row_deletion:
-        a = np.hstack([a, np.eye(len(counts))])
-        costs += [inst.deletion_cost] * len(counts)
-    res = linprog(costs, A_eq=a, b_eq=counts, bounds=(0, None), method="highs")
-    assert res.status == 0
-    return res.fun
-
-
 @SETTINGS
 @given(inst=instances)
 def test_solved_relaxation_is_the_lp_over_every_group(inst):
     out = lp_bound(inst, time_limit=30, starts=[forest(inst).labels])
-    lp = _full_lp(inst)
+    lp = kanonymity_full_lp(inst)
     assert out.solved  # small instances: column generation ends
     assert out.value == pytest.approx(lp, abs=1e-6)
 
