@@ -175,7 +175,7 @@ def dual_lp(
 def box_lp(
     lattice: BoxLattice, prices: np.ndarray, *, deadline: float, cap: float | None = None,
     tol: float = 0.05, growth: float = 0.1, width: int | None = None, seed: int = 0,
-    max_rounds: int | None = None, rtol: float = 1e-3,
+    max_rounds: int | None = None, rtol: float = 1e-3, max_boxes: int = 12_000,
 ) -> BoxLP:  # fmt: skip
     """Cutting planes over generalization boxes from dual-feasible ``prices``.
 
@@ -201,6 +201,9 @@ def box_lp(
         feasible and no better).
     rtol : float
         The ascent after each round stops when one of its rounds gains less than this share.
+    max_boxes : int
+        The tight boxes of least relative slack kept in the LP at most (an LP over many more
+        does not solve within a sweep's time).
 
     Returns
     -------
@@ -224,6 +227,7 @@ def box_lp(
     tight = lattice.boxes(best, tol=tol, width=width, deadline=deadline)
     if tight is None:
         return out
+    tight = _tightest(lattice, best, *tight, max_boxes)
     cuts = (np.zeros(0), np.zeros((0, width), np.int64))  # violated since the last gain
     while perf_counter() < deadline and out.rounds < (max_rounds or np.inf):
         cost, members = _merge(tight, cuts)
@@ -256,6 +260,7 @@ def box_lp(
             tight = lattice.boxes(best, tol=tol, width=width, deadline=deadline)
             if tight is None:
                 break
+            tight = _tightest(lattice, best, *tight, max_boxes)
             cuts = violated
         else:  # the same center: keep every cut so far, so the LPs cannot cycle
             before = len(cuts[0])
@@ -263,6 +268,20 @@ def box_lp(
             if len(cuts[0]) == before:
                 break  # no better and no new cut: the next LP would be this one again
     return out
+
+
+def _tightest(lattice, y, cost, members, limit):
+    """The ``limit`` boxes of least slack relative to ``k p_L`` at ``y`` (all when fewer)."""
+    if len(cost) <= limit:
+        return cost, members
+    k = lattice.k
+    copies = np.where(members >= 0, lattice.counts[np.maximum(members, 0)], 0)
+    before = np.cumsum(copies, axis=1) - copies
+    take = np.clip(k - before, 0, copies)  # copies of each record among the box's k dearest
+    top_k = (take * np.where(members >= 0, y[np.maximum(members, 0)], 0.0)).sum(axis=1)
+    rel = (k * cost - top_k) / np.maximum(k * cost, 1e-12)
+    keep = np.argpartition(rel, limit)[:limit]
+    return cost[keep], members[keep]
 
 
 def _merge(*found):

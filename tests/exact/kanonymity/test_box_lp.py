@@ -62,3 +62,34 @@ def test_a_passed_deadline_returns_the_start():
     start = nn_prices(inst)
     out = box_lp(lat, start, deadline=0.0)
     assert out.rounds == 0 and np.array_equal(out.prices, start)
+
+
+@SETTINGS
+@given(inst=instances)
+def test_an_lp_over_the_tightest_boxes_only_keeps_prices_feasible(inst):
+    lat = BoxLattice(inst)
+    cap = inst.deletion_cost if inst.row_deletion else None
+    start = nn_prices(inst)
+    out = box_lp(lat, start, deadline=float("inf"), cap=cap, max_rounds=4, max_boxes=2)
+    assert out.boxes <= 2 + len(lat.boxes(out.prices, tol=float("inf"), width=inst.n)[0])
+    assert out.value >= float(start @ lat.counts) - TOL
+    kanonymity_dual_feasible(inst, out.prices)
+
+
+def test_the_tightest_boxes_are_those_of_least_relative_slack():
+    from anonratio.exact.kanonymity.box_lp import _tightest
+
+    inst, _ = generate("kanon-categorical", seed=2, n=40, k=3)
+    lat = BoxLattice(inst)
+    y = nn_prices(inst)
+    cost, members = lat.boxes(y, tol=float("inf"), width=inst.n)
+    kept_cost, kept = _tightest(lat, y, cost, members, 5)
+    assert len(kept_cost) == 5
+
+    def rel(c, row):
+        ids = row[row >= 0]
+        prices = np.repeat(y[ids], lat.counts[ids])[: inst.k]
+        return (inst.k * c - prices.sum()) / max(inst.k * c, 1e-12)
+
+    worst_kept = max(rel(c, r) for c, r in zip(kept_cost, kept, strict=True))
+    assert sum(rel(c, r) < worst_kept - 1e-12 for c, r in zip(cost, members, strict=True)) < 5
