@@ -15,7 +15,7 @@ from time import perf_counter
 
 import numpy as np
 from anonratio.exact.clustering.candidates import CELLULAR
-from anonratio.exact.clustering.lp_bound import lp_bound
+from anonratio.exact.clustering.lp_bound import MAX_POINTS, LPBound, cheap_bound, lp_bound
 from anonratio.instances import Solution, verify
 from anonratio.instances.clustering.instance import ClusteringInstance
 from anonratio.instances.validation import check_number, check_seed
@@ -63,6 +63,11 @@ def certify(
         If the instance is not cellular or r-cellular, or ``solution`` is not a feasible
         clustering of it.
 
+    Notes
+    -----
+    Instances of more than :data:`~anonratio.exact.clustering.lp_bound.MAX_POINTS` points get
+    the closed-form bound (or ``solution``'s own, when larger), with a source that says why.
+
     References
     ----------
     Aggarwal et al., "Achieving Anonymity via Clustering", PODS 2006, §3.
@@ -79,13 +84,20 @@ def certify(
         raise ValueError(f"`solution` is not feasible: {'; '.join(check.violations[:3])}")
     labels = np.asarray(solution.labels, dtype=np.int64)
     centers = np.asarray(check.centers, dtype=np.int64)
-    bound = lp_bound(
-        instance,
-        time_limit=time_limit,
-        seed=seed or 0,
-        starts=[(labels, centers)],
-        upper_bound=check.cost,
-    )
+    if instance.n > MAX_POINTS:  # beyond the LP's n x n arrays: the closed-form bound stands
+        cheap, cheap_source = cheap_bound(instance)
+        bound = LPBound(
+            cheap, f"{cheap_source} (no cluster LP: n > MAX_POINTS={MAX_POINTS})", None, cheap,
+            cheap_source, None, False, 0.0, 0, 0, 0, instance.n, int(getattr(instance, "r", 1)),
+        )  # fmt: skip
+    else:
+        bound = lp_bound(
+            instance,
+            time_limit=time_limit,
+            seed=seed or 0,
+            starts=[(labels, centers)],
+            upper_bound=check.cost,
+        )
     value, source = bound.value, bound.source
     start = solution.lower_bound  # the approximation's own proven bound (primal-dual's sum alpha)
     if start is not None and float(start) > value:

@@ -54,7 +54,15 @@ from anonratio.instances.clustering.instance import ClusteringInstance
 from anonratio.instances.clustering.verify import clustering_lower_bound
 from anonratio.instances.validation import check_number, check_seed
 
-__all__ = ["LPBound", "ClusterPricer", "ClusterMaster", "lagrangian", "lp_bound", "MAX_POINTS"]
+__all__ = [
+    "LPBound",
+    "ClusterPricer",
+    "ClusterMaster",
+    "cheap_bound",
+    "lagrangian",
+    "lp_bound",
+    "MAX_POINTS",
+]
 
 #: largest instance priced (about fifteen ``n x n`` arrays at once: 0.5 GB at 2000 points)
 MAX_POINTS = 2000
@@ -286,7 +294,7 @@ class ClusterMaster:
 # ---------------------------------------------------------------------------------------------
 # the bound
 # ---------------------------------------------------------------------------------------------
-def _cheap_bound(instance: ClusteringInstance) -> tuple[float, str]:
+def cheap_bound(instance: ClusteringInstance) -> tuple[float, str]:
     """The verifier's bound where it is valid: ``sum d_{r-1}/2`` needs the triangle inequality."""
     metric = instance.metric != "precomputed" or instance.triangle_violation() is None
     if metric:
@@ -409,7 +417,7 @@ def lp_bound(
         solved = best >= lp_value - tol or (alpha is prices and not added)
         if solved or not added:
             break
-    cheap, cheap_source = _cheap_bound(instance)
+    cheap, cheap_source = cheap_bound(instance)
     use_lp = best > cheap
     return LPBound(
         value=best if use_lp else cheap,

@@ -91,3 +91,18 @@ def test_the_runner_records_the_certified_bound(family, algorithm, certified):
     assert cert.run_lower_bound_source == "lp-lagrangian"
     assert cert.run_lower_bound >= rows[algorithm].run_lower_bound - 1e-6
     assert cert.guarantee == rows[algorithm].guarantee
+
+
+def test_beyond_the_lp_size_the_closed_form_bound_stands(monkeypatch):
+    from anonratio.exact.clustering import certified
+
+    monkeypatch.setattr(certified, "MAX_POINTS", 5)
+    pts = np.random.default_rng(3).random((8, 2))
+    inst = RCellularInstance(pts, 2, np.full(8, 0.2))
+    start = r_cellular(inst)
+    sol = certify(inst, start, time_limit=10)
+    cheap, cheap_source = clustering_lower_bound(inst)
+    assert sol.lower_bound == pytest.approx(max(cheap, start.lower_bound or 0.0))
+    assert not sol.info["lp_solved"] and sol.info["bound_lp"] is None
+    if sol.lower_bound == pytest.approx(cheap) and cheap > (start.lower_bound or 0.0):
+        assert sol.info["lower_bound_source"] == f"{cheap_source} (no cluster LP: n > MAX_POINTS=5)"
