@@ -233,17 +233,27 @@ def clustering_lower_bound(instance: ClusteringInstance) -> tuple[float, str]:
     * r-cellular: ``sum_i d_{r-1}(i) / 2 + min f`` (each point pays its cluster's radius; some
       cluster pays a setup cost);
     * cellular: ``min f`` (the primal-dual's dual objective is the run's own, stronger bound).
+
+    A precomputed matrix that breaks the triangle inequality
+    (:meth:`~anonratio.instances.clustering.instance.ClusteringInstance.triangle_violation`,
+    ``O(n^3)``) gets ``d_1(i)`` in place of ``d_{r-1}(i) / 2``: every point of a cluster of at
+    least two is within its radius of the center or, being the center, has a member within it.
     """
     if isinstance(instance, CellularInstance):
         return float(instance.facility.min()), "min f"
     r = instance.r  # type: ignore[attr-defined]
-    half = instance.distances.kth_neighbor_distances(r - 1) / 2
+    if instance.metric == "precomputed" and instance.triangle_violation() is not None:
+        # no triangle inequality: a point still lies within R of its center, or is the center
+        # with another member within R, so it pays at least its nearest other point's distance
+        half, name = instance.distances.kth_neighbor_distances(min(r - 1, 1)), "d_1"
+    else:
+        half, name = instance.distances.kth_neighbor_distances(r - 1) / 2, "d_{r-1}/2"
     if isinstance(instance, RCellularInstance):
-        return float(half.sum() + instance.facility.min()), "sum d_{r-1}/2 + min f"
+        return float(half.sum() + instance.facility.min()), f"sum {name} + min f"
     if isinstance(instance, REpsGatherInstance):
         q = instance.max_outliers
-        return float(np.sort(half)[::-1][q]), "(floor(eps n)+1)-th largest d_{r-1}/2"
-    return float(half.max()), "max d_{r-1}/2"
+        return float(np.sort(half)[::-1][q]), f"(floor(eps n)+1)-th largest {name}"
+    return float(half.max()), f"max {name}"
 
 
 @lower_bound.register

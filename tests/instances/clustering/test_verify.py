@@ -250,3 +250,15 @@ def test_costs_and_lower_bounds_on_random_feasible_solutions(case):
         assert lb <= plain.cost + 1e-9 and opt <= plain.cost + 1e-9
         best_seen = min(best_seen, plain.cost)
     assert opt <= best_seen + 1e-9
+
+
+def test_a_matrix_without_the_triangle_inequality_keeps_a_valid_bound():
+    # d(1, 2) = 10 > d(1, 0) + d(0, 2): all three around point 0 have radius 1, the optimum
+    d = np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 10.0], [1.0, 10.0, 0.0]])
+    inst = RGatherInstance(d, r=3, metric="precomputed")
+    assert inst.triangle_violation() is not None
+    assert verify(inst, sol(np.zeros(3, dtype=int), [0])).cost == 1.0
+    assert clustering_lower_bound(inst) == (1.0, "max d_1")  # not d_2(1) / 2 = 5
+    inst = RCellularInstance(d, 3, np.zeros(3), metric="precomputed")
+    value, source = clustering_lower_bound(inst)
+    assert source == "sum d_1 + min f" and value <= clustering_optimum(inst) + 1e-12
