@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -19,7 +20,7 @@ from typing import Any
 
 import numpy as np
 from anonratio.instances import Solution
-from anonratio.instances.validation import check_int, check_random_state
+from anonratio.instances.validation import check_int, check_number, check_random_state
 
 __all__ = [
     "Algorithm",
@@ -30,6 +31,7 @@ __all__ = [
     "exact_guarantee",
     "no_guarantee",
     "needs_k",
+    "certified_run",
 ]
 
 #: the kinds of algorithm, as in the results' ``kind`` column
@@ -44,6 +46,33 @@ def exact_guarantee(instance: Any, solution: Solution | None = None) -> float:
 def no_guarantee(instance: Any, solution: Solution | None = None) -> None:
     """No proven ratio."""
     return None
+
+
+def certified_run(
+    start: Callable[..., Solution], certify: Callable[..., Solution], name: str, doc: str, *,
+    start_share: float | None = None,
+) -> Callable[..., Solution]:  # fmt: skip
+    """The registry function of a ``*-certified`` algorithm: ``start``'s solution, then
+    ``certify``'s proven lower bound in the rest of ``time_limit``.
+
+    ``start`` gets ``start_share * time_limit`` as its own ``time_limit`` when ``start_share``
+    is given (a local search), else runs to its end (an approximation). ``doc`` is the
+    function's docstring.
+    """
+
+    def run(instance: Any, seed: Any = None, time_limit: float = 60.0) -> Solution:
+        time_limit = check_number("time_limit", time_limit, low=0, closed="neither")
+        t0 = time.perf_counter()
+        if start_share is None:
+            found = start(instance, seed=seed)
+        else:
+            found = start(instance, seed=seed, time_limit=start_share * time_limit)
+        left = max(0.0, time_limit - (time.perf_counter() - t0))
+        return certify(instance, found, time_limit=left, seed=seed, algorithm=name)
+
+    run.__name__ = run.__qualname__ = name.replace("-", "_")
+    run.__doc__ = doc
+    return run
 
 
 def needs_k(k: int) -> Callable[[Any], str | None]:

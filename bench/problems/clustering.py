@@ -13,9 +13,14 @@ G. Aggarwal, T. Feder, K. Kenthapadi, S. Khuller, R. Panigrahy, D. Thomas, A. Zh
 Anonymity via Clustering". PODS 2006.
 """
 
-import time
-
-from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee, no_guarantee
+from anonratio.bench.declarations import (
+    Algorithm,
+    Family,
+    Hunt,
+    certified_run,
+    exact_guarantee,
+    no_guarantee,
+)
 from anonratio.bench.hunt_library import worst_found_family
 from anonratio.exact.clustering import solve_cbc, solve_cpsat, solve_highs
 from anonratio.exact.clustering.certified import certify
@@ -30,7 +35,6 @@ from anonratio.instances.clustering.generators import (
     uniform_points,
 )
 from anonratio.instances.clustering.moves import MOVES
-from anonratio.instances.validation import check_number
 from anonratio.solvers.clustering.greedy_gather import greedy_gather
 from anonratio.solvers.clustering.kr_center import kr_center
 from anonratio.solvers.clustering.min_size_kmeans import min_size_kmeans
@@ -303,21 +307,14 @@ _EXACT = (
 
 
 def _certified(function, name):
-    """``name``: ``function``'s clustering, then the strongest lower bound the rest of
-    ``time_limit`` proves (:func:`~anonratio.exact.clustering.certified.certify`)."""
-
-    def run(instance, seed=None, time_limit=60.0):
-        time_limit = check_number("time_limit", time_limit, low=0, closed="neither")
-        t0 = time.perf_counter()
-        found = function(instance, seed=seed)
-        left = max(0.0, time_limit - (time.perf_counter() - t0))
-        return certify(instance, found, time_limit=left, seed=seed, algorithm=name)
-
-    run.__name__ = name.replace("-", "_")
-    run.__doc__ = _certified.__doc__.replace("``name``", name).replace(
-        "``function``", function.__name__
+    """``name``'s registry function: ``function``'s clustering, then the cluster LP's bound."""
+    return certified_run(
+        function,
+        certify,
+        name,
+        f"""{name}: {function.__name__}'s clustering, then the strongest lower bound the rest of
+    ``time_limit`` proves (:func:`~anonratio.exact.clustering.certified.certify`).""",
     )
-    return run
 
 
 #: (certified algorithm, problem, the approximation it certifies, its ratio and guarantee text)

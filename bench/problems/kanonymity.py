@@ -12,10 +12,15 @@ G. Aggarwal, T. Feder, K. Kenthapadi, R. Motwani, R. Panigrahy, D. Thomas, A. Zh
 "Approximation Algorithms for k-Anonymity". Journal of Privacy Technology, 2005.
 """
 
-import time
-
 import numpy as np
-from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee, needs_k
+from anonratio.bench.declarations import (
+    Algorithm,
+    Family,
+    Hunt,
+    certified_run,
+    exact_guarantee,
+    needs_k,
+)
 from anonratio.bench.hunt_library import worst_found_family
 from anonratio.exact.kanonymity import solve_cbc, solve_cpsat, solve_highs
 from anonratio.exact.kanonymity.certified import certify
@@ -30,7 +35,6 @@ from anonratio.instances.kanonymity import (
 )
 from anonratio.instances.kanonymity.moves import MOVES
 from anonratio.instances.loaders import ADULT_QI, load_adult
-from anonratio.instances.validation import check_number
 from anonratio.solvers.kanonymity.datafly import datafly
 from anonratio.solvers.kanonymity.factor_2 import one_two_factor, one_two_factor_guarantee
 from anonratio.solvers.kanonymity.factor_3 import two_factor, two_factor_guarantee
@@ -245,15 +249,15 @@ FAMILIES = (
 CERTIFIED_SEARCH_SHARE = 0.3
 
 
-def certified_search(instance, seed=None, time_limit=60.0):
+certified_search = certified_run(
+    local_search,
+    certify,
+    "kanon-certified",
     """kanon-certified: local search from FOREST's partition (the best-known partition) for
     ``CERTIFIED_SEARCH_SHARE`` of ``time_limit``, then the strongest lower bound the rest of the
-    time proves (:func:`~anonratio.exact.kanonymity.certified.certify`)."""
-    time_limit = check_number("time_limit", time_limit, low=0, closed="neither")
-    t0 = time.perf_counter()
-    found = local_search(instance, seed=seed, time_limit=CERTIFIED_SEARCH_SHARE * time_limit)
-    left = max(0.0, time_limit - (time.perf_counter() - t0))
-    return certify(instance, found, time_limit=left, seed=seed)
+    time proves (:func:`~anonratio.exact.kanonymity.certified.certify`).""",
+    start_share=CERTIFIED_SEARCH_SHARE,
+)
 
 
 def _best_known_hint(instance, seed=None):

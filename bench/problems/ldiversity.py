@@ -10,9 +10,14 @@ References
 X. Xiao, K. Yi, Y. Tao. "The Hardness and Approximation Algorithms for L-Diversity". EDBT 2010.
 """
 
-import time
-
-from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee, no_guarantee
+from anonratio.bench.declarations import (
+    Algorithm,
+    Family,
+    Hunt,
+    certified_run,
+    exact_guarantee,
+    no_guarantee,
+)
 from anonratio.bench.hunt_library import worst_found_family
 from anonratio.exact.ldiversity import certify, solve_cbc, solve_cpsat, solve_highs
 from anonratio.instances.ldiversity import LDiversityInstance
@@ -20,7 +25,6 @@ from anonratio.instances.ldiversity.gadgets import random_3dm_gadget
 from anonratio.instances.ldiversity.generators import planted_instance, random_instance, sal_like
 from anonratio.instances.ldiversity.moves import MOVES
 from anonratio.instances.loaders import ADULT_QI, load_adult
-from anonratio.instances.validation import check_number
 from anonratio.solvers.ldiversity.hilbert import hilbert
 from anonratio.solvers.ldiversity.matching import matching, needs_two_values
 from anonratio.solvers.ldiversity.tp import tp, tp_guarantee
@@ -144,14 +148,14 @@ def _tp_plus_hint(instance, seed=None):
     return tp_plus(instance, seed=seed)
 
 
-def certified_tp_plus(instance, seed=None, time_limit=60.0):
+certified_tp_plus = certified_run(
+    tp_plus,
+    certify,
+    "ldiv-certified",
     """ldiv-certified: TP+'s partition (Xiao et al. 2010, §6), then the pattern model's LP bound
-    proven in the rest of ``time_limit`` (:func:`~anonratio.exact.ldiversity.certified.certify`)."""
-    time_limit = check_number("time_limit", time_limit, low=0, closed="neither")
-    t0 = time.perf_counter()
-    found = tp_plus(instance, seed=seed)
-    left = max(0.0, time_limit - (time.perf_counter() - t0))
-    return certify(instance, found, time_limit=left, seed=seed)
+    proven in the rest of ``time_limit``
+    (:func:`~anonratio.exact.ldiversity.certified.certify`).""",
+)
 
 
 _XIAO = "Xiao et al. 2010"

@@ -14,11 +14,11 @@ from __future__ import annotations
 from time import perf_counter
 
 import numpy as np
+from anonratio.exact.certify import certified_solution, check_start
 from anonratio.exact.clustering.candidates import CELLULAR
 from anonratio.exact.clustering.lp_bound import MAX_POINTS, LPBound, cheap_bound, lp_bound
-from anonratio.instances import Solution, verify
+from anonratio.instances import Solution
 from anonratio.instances.clustering.instance import ClusteringInstance
-from anonratio.instances.validation import check_number, check_seed
 
 __all__ = ["certify"]
 
@@ -76,12 +76,8 @@ def certify(
         raise ValueError(
             f"`instance` must be a cellular or r-cellular instance, got {type(instance).__name__}"
         )
-    check_seed(seed)
-    time_limit = check_number("time_limit", time_limit, low=0)
     t0 = perf_counter()
-    check = verify(instance, solution, strict=False)
-    if not check.feasible:
-        raise ValueError(f"`solution` is not feasible: {'; '.join(check.violations[:3])}")
+    check, time_limit, seed = check_start(instance, solution, time_limit=time_limit, seed=seed)
     labels = np.asarray(solution.labels, dtype=np.int64)
     centers = np.asarray(check.centers, dtype=np.int64)
     if instance.n > MAX_POINTS:  # beyond the LP's n x n arrays: the closed-form bound stands
@@ -98,15 +94,9 @@ def certify(
             starts=[(labels, centers)],
             upper_bound=check.cost,
         )
-    value, source = bound.value, bound.source
-    start = solution.lower_bound  # the approximation's own proven bound (primal-dual's sum alpha)
-    if start is not None and float(start) > value:
-        value, source = float(start), f"{solution.algorithm}-bound"
-    info = dict(solution.info or {})
-    info.update(
+    info = dict(
         centers=[int(c) for c in centers],
         radii=[float(x) for x in check.radii],
-        lower_bound_source=source,
         lp_solved=bound.solved,
         bound_cheap=bound.cheap,
         bound_cheap_source=bound.cheap_source,
@@ -116,18 +106,8 @@ def certify(
         pricing_rounds=bound.iterations,
         lp_columns=bound.n_columns,
         priced_clusters=bound.n_clusters,
-        start_time_s=solution.time_s,
-        start_lower_bound=solution.lower_bound,
     )
-    out = Solution.with_bound(
-        labels,
-        algorithm,
-        objective=check.cost,
-        bound=value,
-        t0=t0,
-        params=instance.params,
-        seed=solution.seed,
-        status="feasible",
-        info=info,
-    )
-    return out.replace(time_s=out.time_s + (solution.time_s or 0.0))
+    return certified_solution(
+        instance, solution, check, bound=bound.value, source=bound.source, info=info,
+        algorithm=algorithm, t0=t0, labels=labels,
+    )  # fmt: skip

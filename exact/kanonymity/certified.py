@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from time import perf_counter
 
+from anonratio.exact.certify import certified_solution, check_start
 from anonratio.exact.kanonymity.lp_bound import lp_bound
-from anonratio.instances import KAnonymityInstance, Solution, verify
-from anonratio.instances.validation import check_instance, check_number, check_seed
+from anonratio.instances import KAnonymityInstance, Solution
+from anonratio.instances.validation import check_instance
 
 __all__ = ["certify"]
 
@@ -56,35 +57,21 @@ def certify(
         If ``solution`` is not a feasible partition of ``instance``.
     """
     check_instance(instance, KAnonymityInstance)
-    check_seed(seed)
-    time_limit = check_number("time_limit", time_limit, low=0)
     t0 = perf_counter()
-    check = verify(instance, solution, strict=False)
-    if not check.feasible:
-        raise ValueError(f"`solution` is not feasible: {'; '.join(check.violations[:3])}")
+    check, time_limit, seed = check_start(instance, solution, time_limit=time_limit, seed=seed)
     bound = lp_bound(instance, time_limit=time_limit, starts=[solution.labels], seed=seed or 0)
-    info = dict(solution.info or {})
+    info = {}
     for stage, (value, seconds) in bound.stages.items():
         name = stage.replace("-", "_")
         info[f"bound_{name}"], info[f"bound_{name}_s"] = value, seconds
     info.update(
-        lower_bound_source=bound.source,
         lp_solved=bound.solved,
         ascent_rounds=bound.iterations,
         cg_iterations=bound.cg_iterations,
         box_lp_rounds=bound.box_rounds,
         n_unique=bound.prices.size,
-        start_time_s=solution.time_s,
     )  # fmt: skip
-    out = Solution.with_bound(
-        solution.labels,
-        algorithm,
-        objective=check.cost,
-        bound=bound.value,
-        t0=t0,
-        params=instance.params,
-        seed=solution.seed,
-        status="feasible",
-        info=info,
-    )
-    return out.replace(time_s=out.time_s + (solution.time_s or 0.0))
+    return certified_solution(
+        instance, solution, check, bound=bound.value, source=bound.source, info=info,
+        algorithm=algorithm, t0=t0,
+    )  # fmt: skip

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from time import perf_counter
 
+from anonratio.exact.certify import certified_solution, check_start
 from anonratio.exact.ldiversity.lp_bound import lp_bound
-from anonratio.instances import Solution, verify
+from anonratio.instances import Solution
 from anonratio.instances.ldiversity import LDiversityInstance
-from anonratio.instances.validation import MAX_SEED, check_instance, check_int, check_number
+from anonratio.instances.validation import check_instance
 
 __all__ = ["certify"]
 
@@ -59,36 +60,19 @@ def certify(
         If ``solution`` is not a feasible partition of ``instance``.
     """
     check_instance(instance, LDiversityInstance)
-    seed = check_int("seed", seed, low=0, high=MAX_SEED, allow_none=True)
-    time_limit = check_number("time_limit", time_limit, low=0)
-    if not isinstance(solution, Solution):
-        raise ValueError(f"`solution` must be a Solution, got {type(solution).__name__}")
     t0 = perf_counter()
-    check = verify(instance, solution, strict=False)
-    if not check.feasible:
-        raise ValueError(f"`solution` is not feasible: {'; '.join(check.violations[:3])}")
+    check, time_limit, seed = check_start(instance, solution, time_limit=time_limit, seed=seed)
     bound = lp_bound(instance, time_limit=time_limit, seed=seed)
-    info = dict(solution.info or {})
-    info.update(
-        lower_bound_source=bound.source,
+    info = dict(
         lp_solved=bound.solved,
         lp_status=bound.status,
         bound_instance=bound.instance_bound,
         bound_lp=bound.lagrangian,
         lp_value=bound.lp_value,
         bound_s=bound.seconds,
-        start_time_s=solution.time_s,
         **{f"lp_{k}".replace("lp_lp_", "lp_"): v for k, v in bound.size.items()},
     )
-    out = Solution.with_bound(
-        solution.labels,
-        algorithm,
-        objective=float(check.cost),
-        bound=bound.value,
-        t0=t0,
-        params=instance.params,
-        seed=solution.seed,
-        status="feasible",
-        info=info,
-    )
-    return out.replace(time_s=out.time_s + (solution.time_s or 0.0))
+    return certified_solution(
+        instance, solution, check, bound=bound.value, source=bound.source, info=info,
+        algorithm=algorithm, t0=t0,
+    )  # fmt: skip
