@@ -391,8 +391,9 @@ ALGORITHMS = (
         guarantee=_forest_guarantee,
         guarantee_text="max(2k-1, 3k-5) (inherited: never worse than FOREST, its start)",
         source=f"local search from FOREST ({_AGGARWAL}, §4): relocations to neighbours' groups, "
-        "splits",
-        complexity="FOREST, then rounds of O(n k) priced relocations and one cut per large group",
+        "splits, exact re-splits of neighbouring group pairs",
+        complexity="FOREST, then rounds of O(n k) priced relocations, one cut per large group and "
+        "O(n k) pair re-splits of O(2^s m) each (unions of s <= 18 records)",
     ),
     Algorithm(
         name="kanon-certified",

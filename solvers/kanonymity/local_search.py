@@ -2,7 +2,7 @@
 
 A heuristic without a guarantee of its own, beyond never being worse than its start: it starts
 from FOREST's partition (cost at most max(2k − 1, 3k − 5) · OPT, Aggarwal et al. 2005) and
-improves it by two moves until neither improves or the time limit passes.
+improves it by three moves until none improves or the time limit passes.
 
 * **Relocate** a record from a group of more than ``k`` records to the group of one of its
   ``k − 1`` nearest neighbours, when the two groups' costs fall. All candidate moves of a round
@@ -11,6 +11,11 @@ improves it by two moves until neither improves or the time limit passes.
 * **Split** a group of ``2k`` records or more into two of at least ``k``: its records sorted
   lexicographically in each attribute order, the best cut of each order kept if it lowers the
   cost. (Merging two groups never lowers the generalization cost: the union's box holds each.)
+* **Exchange** between two neighbouring groups (a record of one has a record of the other among
+  its ``2k − 1`` nearest neighbours): their union is re-split exactly into the cheapest two
+  parts of at least ``k`` (:func:`~anonratio.solvers.kanonymity.exchange.best_pair_splits`),
+  which covers every relocation and swap between them. After the first round only pairs with a group
+  the last round changed are priced again.
 
 Deleted records (row deletion) stay deleted. The cost of a group is ``|g| sum_j w_j L_gj / l_j``,
 the verifier's.
@@ -23,12 +28,15 @@ import time
 import numpy as np
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.validation import check_instance, check_number, check_seed
+from anonratio.solvers.kanonymity.exchange import MAX_UNION, best_pair_splits
 from anonratio.solvers.kanonymity.forest import forest
 from anonratio.solvers.kanonymity.group_objective import member_levels
 
 __all__ = ["local_search"]
 
 ALGORITHM = "kanon-local-search"
+#: exchanges are priced between the groups of a record and of its NEIGHBORS k − 1 nearest
+NEIGHBORS = 2
 
 
 def _costs(instance: KAnonymityInstance, group: np.ndarray, rows: np.ndarray, n: int):
@@ -123,13 +131,78 @@ def _split(instance: KAnonymityInstance, members: np.ndarray) -> np.ndarray | No
     return best_part
 
 
+def _pairs(instance: KAnonymityInstance, labels: np.ndarray, n_groups: int, dirty: np.ndarray):
+    """Neighbouring group pairs ``(a, b)``, ``a < b``, with a group in ``dirty`` (bool per
+    group): a record of one has a record of the other among its ``2k − 1`` nearest neighbours."""
+    unique, inverse, _ = instance.unique_records
+    index = instance.neighbor_table(NEIGHBORS * instance.k - 1)[0]
+    first_of = np.full(len(unique), -1)
+    first_of[inverse[::-1]] = np.arange(len(labels))[::-1]
+    keep = np.flatnonzero(labels >= 0)
+    near = first_of[index[inverse[keep]]]
+    a = np.repeat(labels[keep], near.shape[1])
+    b = labels[near.ravel()]
+    ok = (b >= 0) & (a != b)
+    a, b = np.minimum(a[ok], b[ok]), np.maximum(a[ok], b[ok])
+    pair = np.unique(a * n_groups + b)
+    a, b = pair // n_groups, pair % n_groups
+    ok = dirty[a] | dirty[b]
+    return a[ok], b[ok]
+
+
+def _exchanges(instance: KAnonymityInstance, labels: np.ndarray, n_groups: int, dirty):
+    """One round of exchanges (module docstring) on the pairs touching ``dirty`` groups.
+
+    Returns the number applied and the groups they changed (bool per group)."""
+    order, starts = _members(labels, n_groups)
+    sizes = np.diff(starts)
+    cost = _costs(instance, labels[order], order, n_groups)
+    a, b = _pairs(instance, labels, n_groups, dirty)
+    union = sizes[a] + sizes[b]
+    ok = union <= MAX_UNION
+    a, b, union = a[ok], b[ok], union[ok]
+    tol = 1e-9 * (1.0 + float(cost.sum()))
+    found = []  # (gain, a, b, members, first part)
+    for s in np.unique(union):
+        i = np.flatnonzero(union == s)
+        ra, ma = _expand(order, starts, a[i])
+        rb, mb = _expand(order, starts, b[i])
+        members = np.empty((len(i), s), dtype=np.int64)
+        col_a = np.arange(len(ra)) - np.repeat(np.cumsum(sizes[a[i]]) - sizes[a[i]], sizes[a[i]])
+        col_b = np.arange(len(rb)) - np.repeat(np.cumsum(sizes[b[i]]) - sizes[b[i]], sizes[b[i]])
+        members[ra, col_a] = ma
+        members[rb, sizes[a[i]][rb] + col_b] = mb
+        new, part = best_pair_splits(instance, members)
+        gain = cost[a[i]] + cost[b[i]] - new
+        for t in np.flatnonzero(gain > tol):
+            found.append((float(gain[t]), int(a[i][t]), int(b[i][t]), members[t], part[t]))
+    found.sort(key=lambda f: -f[0])
+    touched = np.zeros(n_groups, dtype=bool)
+    applied = 0
+    for _, ga, gb, members, part in found:
+        if touched[ga] or touched[gb]:
+            continue
+        touched[ga] = touched[gb] = True
+        labels[members[part]] = ga
+        labels[members[~part]] = gb
+        applied += 1
+    return applied, touched
+
+
+def _renumber(labels: np.ndarray) -> int:
+    """Labels renumbered ``0 .. G − 1`` in place (deleted records keep -1); returns ``G``."""
+    keep = labels >= 0
+    groups, labels[keep] = np.unique(labels[keep], return_inverse=True)
+    return len(groups)
+
+
 def local_search(
     instance: KAnonymityInstance,
     *,
     seed: int | np.random.Generator | None = None,
     time_limit: float = 60.0,
 ) -> Solution:
-    """Improve FOREST's partition by relocations and splits (module docstring).
+    """Improve FOREST's partition by relocations, splits and exchanges (module docstring).
 
     Parameters
     ----------
@@ -143,12 +216,15 @@ def local_search(
     -------
     Solution
         ``status="feasible"``; ``objective`` the partition's cost, never above FOREST's;
-        ``info``: ``start_cost`` (FOREST's), ``rounds``, ``relocations``, ``splits``.
+        ``info``: ``start_cost`` (FOREST's), ``rounds``, ``relocations``, ``splits``,
+        ``exchanges``.
 
     Notes
     -----
     A relocation round prices ``O(n k)`` candidates, each over the two groups' members: O(n k²
-    m l) per round for groups of O(k) records; a split tries ``m`` orders and every cut.
+    m l) per round for groups of O(k) records; a split tries ``m`` orders and every cut; an
+    exchange round prices ``O(n k)`` pairs of groups, each in ``O(2^s m)`` for a union of ``s``
+    records (``s <= 18``).
 
     References
     ----------
@@ -161,9 +237,11 @@ def local_search(
     first = forest(instance, seed=seed)
     labels = np.array(first.labels, dtype=np.int64)
     n_groups = int(labels.max()) + 1 if (labels >= 0).any() else 0
-    rounds = relocations = splits = 0
+    rounds = relocations = splits = exchanges = 0
+    dirty = np.ones(n_groups, dtype=bool)  # groups whose exchanges are priced next
     while time.perf_counter() - start < time_limit:
         rounds += 1
+        before = labels.copy()
         moved = _relocations(instance, labels, n_groups)
         split = 0
         order, starts = _members(labels, n_groups)
@@ -173,9 +251,18 @@ def local_search(
                 labels[part] = n_groups
                 n_groups += 1
                 split += 1
+        dirty = np.r_[dirty, np.ones(n_groups - len(dirty), dtype=bool)]
+        changed = labels != before
+        dirty[np.r_[labels[changed], before[changed]]] = True  # deleted records stay deleted
+        swapped = 0
+        if time.perf_counter() - start < time_limit:
+            swapped, dirty = _exchanges(instance, labels, n_groups, dirty)
+            dirty = dirty[np.bincount(labels[labels >= 0], minlength=n_groups) > 0]
+            n_groups = _renumber(labels)
         relocations += moved
         splits += split
-        if moved + split == 0:
+        exchanges += swapped
+        if moved + split + swapped == 0:
             break
     order, starts = _members(labels, n_groups)
     objective = float(_costs(instance, labels[order], order, n_groups).sum())
@@ -194,5 +281,6 @@ def local_search(
             "rounds": rounds,
             "relocations": relocations,
             "splits": splits,
+            "exchanges": exchanges,
         },  # fmt: skip
     )
