@@ -6,15 +6,17 @@ argument are in :mod:`anonratio.exact.kanonymity.columns`. The loop:
 0. *Start*: the incumbent is the cheaper of the hint (if any) and a greedy partition.
 1. *Bound*: column generation from the nearest-neighbour prices gives dual-feasible prices ``pi``
    and the lower bound ``LB = pi·c`` (at most half of the time limit).
-2. *Rounds*: enumerate every group with reduced cost ``rc_G <= Delta`` (plus the incumbent's
-   groups), solve that set-partitioning program with ``LB <= objective <= U`` (``U``: the
-   incumbent's cost or ``upper_bound``). Any partition using a group outside the set costs more
-   than ``LB + Delta``; so the round's optimum ``z`` is optimal overall when ``z <= LB + Delta``
-   (rounded up to the next integer for integral costs). Otherwise the next round takes
-   ``Delta = min(z − LB − 1, 2 Delta + 1)``. A round without any solution doubles ``Delta`` (or,
-   when the rounds already cover every partition of cost ``<= upper_bound``, proves there is
-   none). Rounds start at ``Delta = 1`` (one cost unit): small rounds are cheap, and the LP bound
-   is usually close. Too many groups (``max_columns``) halve ``Delta`` for that round.
+2. *Rounds*: enumerate every group with reduced cost ``rc_G <= Delta`` (box by box over the
+   lattice, :mod:`~anonratio.exact.kanonymity.box_enumeration`, when step 1 priced over it; else
+   from representatives), plus the incumbent's groups; solve that set-partitioning program with
+   ``LB <= objective <= U`` (``U``: the incumbent's cost or ``upper_bound``). Any partition using a
+   group outside the set costs more than ``LB + Delta``; so the round's optimum ``z`` is optimal
+   overall when ``z <= LB + Delta`` (rounded up to the next integer for integral costs). Otherwise
+   the next round takes ``Delta = min(z − LB − 1, 2 Delta + 1)``. A round without any solution
+   doubles ``Delta`` (or, when the rounds already cover every partition of cost ``<= upper_bound``,
+   proves there is none). Rounds start at ``Delta = 1`` (one cost unit): small rounds are cheap,
+   and the LP bound is usually close. Too many groups (``max_columns``) halve ``Delta`` for that
+   round.
 3. When the time runs out, the best partition found (a hint counts) is returned with the best
    proven bound: ``min(round bound, LB + Delta)`` and never below ``LB``.
 """
@@ -28,6 +30,8 @@ from time import perf_counter
 
 import numpy as np
 import scipy.sparse as sp
+from anonratio.exact.kanonymity.box_enumeration import Timeout as BoxTimeout
+from anonratio.exact.kanonymity.box_enumeration import box_groups
 from anonratio.exact.kanonymity.box_pricing import BoxLattice, lattice_nodes
 from anonratio.exact.kanonymity.columns import (
     Columns,
@@ -229,6 +233,7 @@ class _Loop:
     delta: float = 0.0  # the next round enumerates the groups with rc <= delta
     too_big: float = np.inf  # the smallest delta known to give too many groups
     run: RunResult | None = None  # the last round's solver run
+    lattice: BoxLattice | None = None  # the rounds enumerate box by box when set
 
 
 def _granularity(d):
@@ -313,7 +318,7 @@ def _bound_phase(d, st, *, t0, time_limit):
     roundup = (lambda x: math.ceil(x - 1e-6)) if d.integral else (lambda x: x)
     nodes = lattice_nodes(d.instance)
     if LATTICE_MIN_UNIQUE <= d.u and nodes * d.u <= MAX_LATTICE_WORK:
-        lattice = BoxLattice(d.instance)
+        lattice = st.lattice = BoxLattice(d.instance)
         starts = [decode(d, st.inc)] if st.inc is not None else []
         found = lp_bound(
             d.instance, time_limit=max(0.0, 0.5 * time_limit - (perf_counter() - t0)),
@@ -358,10 +363,8 @@ def _rounds(d, st, sp_solve, center, base, *, deadline, seed, threads, max_colum
     while st.status is None:
         st.info["rounds"] += 1
         try:
-            cols, _, complete = enumerate_groups(
-                d, center, st.delta, max_columns=max_columns, deadline=deadline
-            )
-        except Timeout:
+            cols, complete = _enumerate(d, st, center, max_columns, deadline)
+        except (Timeout, BoxTimeout):
             st.status = "time_limit"
             break
         if not complete and st.delta > min_delta:  # too many groups: a smaller delta proves less
@@ -385,6 +388,21 @@ def _rounds(d, st, sp_solve, center, base, *, deadline, seed, threads, max_colum
         if st.status is None and st.delta >= st.too_big:  # the next round: too many groups
             st.status = "feasible" if st.inc is not None else "error"
             st.info["reason"] = f"group enumeration capped at max_columns={max_columns}"
+
+
+def _enumerate(d, st, center, max_columns, deadline):
+    """The groups of ``rc <= st.delta`` at ``center`` and whether they are all of them: box by
+    box over the lattice when the bound phase priced over it, else from representatives."""
+    if st.lattice is None:
+        cols, _, complete = enumerate_groups(
+            d, center, st.delta, max_columns=max_columns, deadline=deadline
+        )
+        return cols, complete
+    members, _, complete = box_groups(
+        st.lattice, center / d.scale, st.delta / d.scale, max_columns=max_columns,
+        deadline=deadline,
+    )  # fmt: skip
+    return Columns(members, _group_cost(d, members)), complete
 
 
 def _take_solution(d, st, cols, z, dele):
