@@ -56,11 +56,12 @@ def _subset_costs(instance: KAnonymityInstance, members: np.ndarray) -> np.ndarr
     pair_levels[:, jj, ii] = pl
     low, size = _subset_tables(s)
     levels = np.zeros((n_rows, 1 << s, m), dtype=np.int8)
-    for b in range(1, s):  # subsets whose top member is b
-        x = np.arange(1, 1 << b)
-        levels[:, (1 << b) + x] = np.maximum(levels[:, x], pair_levels[:, low[x], b])
+    for b in range(1, s):  # the subsets 2^b + x whose top member is b (x > 0: not alone)
+        h = 1 << b
+        with_b = np.take(pair_levels[:, :, b], low[1:h], axis=1)  # b with x's lowest member
+        np.maximum(levels[:, 1:h], with_b, out=levels[:, h + 1 : 2 * h])
     scale = instance.table.weights / instance.heights
-    return size * (levels @ scale)
+    return size * (levels.reshape(-1, m).astype(np.float64) @ scale).reshape(n_rows, -1)
 
 
 def best_pair_splits(
