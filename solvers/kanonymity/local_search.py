@@ -11,11 +11,13 @@ improves it by three moves until none improves or the time limit passes.
 * **Split** a group of ``2k`` records or more into two of at least ``k``: its records sorted
   lexicographically in each attribute order, the best cut of each order kept if it lowers the
   cost. (Merging two groups never lowers the generalization cost: the union's box holds each.)
-* **Exchange** between two neighbouring groups (a record of one has a record of the other among
-  its ``2k − 1`` nearest neighbours): their union is re-split exactly into the cheapest two
-  parts of at least ``k`` (:func:`~anonratio.solvers.kanonymity.exchange.best_pair_splits`),
-  which covers every relocation and swap between them. After the first round only pairs with a group
-  the last round changed are priced again.
+* **Exchange** between two neighbouring groups (a record of one has a record of the other among its
+  ``2k − 1`` nearest neighbours): their union is re-split exactly into the cheapest two parts of at
+  least ``k`` (:func:`~anonratio.solvers.kanonymity.exchange.best_pair_splits`), which covers every
+  relocation and swap between them. Exchanges are dearer, so they join the rounds only once
+  relocations and splits find nothing (the partition the two reach alone comes first), each round
+  pricing the pairs with a group changed since the last; unions above 18 records (every pair once
+  ``k >= 10``) are left alone.
 
 Deleted records (row deletion) stay deleted. The cost of a group is ``|g| sum_j w_j L_gj / l_j``,
 the verifier's.
@@ -37,6 +39,8 @@ __all__ = ["local_search"]
 ALGORITHM = "kanon-local-search"
 #: exchanges are priced between the groups of a record and of its NEIGHBORS k − 1 nearest
 NEIGHBORS = 2
+#: pairs of groups priced between two looks at the clock
+_BATCH = 2000
 
 
 def _costs(instance: KAnonymityInstance, group: np.ndarray, rows: np.ndarray, n: int):
@@ -150,10 +154,19 @@ def _pairs(instance: KAnonymityInstance, labels: np.ndarray, n_groups: int, dirt
     return a[ok], b[ok]
 
 
-def _exchanges(instance: KAnonymityInstance, labels: np.ndarray, n_groups: int, dirty):
-    """One round of exchanges (module docstring) on the pairs touching ``dirty`` groups.
+def _exchanges(
+    instance: KAnonymityInstance,
+    labels: np.ndarray,
+    n_groups: int,
+    dirty: np.ndarray,
+    deadline: float = np.inf,
+):
+    """One round of exchanges (module docstring) on the pairs touching ``dirty`` groups; past
+    ``deadline`` (a ``perf_counter`` reading) no further batch of pairs is priced, and the
+    exchanges found so far are applied.
 
-    Returns the number applied and the groups they changed (bool per group)."""
+    Returns the number applied and the groups they changed (bool per group). Both parts of a
+    split hold at least ``k`` records, so no group empties."""
     order, starts = _members(labels, n_groups)
     sizes = np.diff(starts)
     cost = _costs(instance, labels[order], order, n_groups)
@@ -163,8 +176,16 @@ def _exchanges(instance: KAnonymityInstance, labels: np.ndarray, n_groups: int, 
     a, b, union = a[ok], b[ok], union[ok]
     tol = 1e-9 * (1.0 + float(cost.sum()))
     found = []  # (gain, a, b, members, first part)
-    for s in np.unique(union):
-        i = np.flatnonzero(union == s)
+    batches = [
+        i[lo : lo + _BATCH]
+        for s in np.unique(union)
+        for i in [np.flatnonzero(union == s)]
+        for lo in range(0, len(i), _BATCH)
+    ]
+    for i in batches:
+        if time.perf_counter() > deadline:
+            break
+        s = int(union[i[0]])
         ra, ma = _expand(order, starts, a[i])
         rb, mb = _expand(order, starts, b[i])
         members = np.empty((len(i), s), dtype=np.int64)
@@ -187,13 +208,6 @@ def _exchanges(instance: KAnonymityInstance, labels: np.ndarray, n_groups: int, 
         labels[members[~part]] = gb
         applied += 1
     return applied, touched
-
-
-def _renumber(labels: np.ndarray) -> int:
-    """Labels renumbered ``0 .. G − 1`` in place (deleted records keep -1); returns ``G``."""
-    keep = labels >= 0
-    groups, labels[keep] = np.unique(labels[keep], return_inverse=True)
-    return len(groups)
 
 
 def local_search(
@@ -239,6 +253,7 @@ def local_search(
     n_groups = int(labels.max()) + 1 if (labels >= 0).any() else 0
     rounds = relocations = splits = exchanges = 0
     dirty = np.ones(n_groups, dtype=bool)  # groups whose exchanges are priced next
+    exchanging = False
     while time.perf_counter() - start < time_limit:
         rounds += 1
         before = labels.copy()
@@ -255,10 +270,11 @@ def local_search(
         changed = labels != before
         dirty[np.r_[labels[changed], before[changed]]] = True  # deleted records stay deleted
         swapped = 0
-        if time.perf_counter() - start < time_limit:
-            swapped, dirty = _exchanges(instance, labels, n_groups, dirty)
-            dirty = dirty[np.bincount(labels[labels >= 0], minlength=n_groups) > 0]
-            n_groups = _renumber(labels)
+        exchanging = exchanging or moved + split == 0  # once the cheap moves ran dry
+        if exchanging:
+            swapped, dirty = _exchanges(
+                instance, labels, n_groups, dirty, deadline=start + time_limit
+            )
         relocations += moved
         splits += split
         exchanges += swapped
