@@ -71,6 +71,13 @@ class AdultAnonymize:
         anonratio.anonymize(self.data, list(ADULT_QI), k, hierarchies=self.folder)
 
 
+def _adult(k: int) -> KAnonymityInstance:
+    """Adult (8 QIs, generalization) at ``k``; asv skips the benchmark without the datasets."""
+    if not os.environ.get("ANONRATIO_DATASETS"):
+        raise NotImplementedError("ANONRATIO_DATASETS unset: Adult is not available")
+    return KAnonymityInstance(load_adult(), k, "generalization")
+
+
 class AdultBound:
     """The lattice bound of k-anonymity on Adult (generalization, 8 QIs)."""
 
@@ -85,9 +92,7 @@ class AdultBound:
         from anonratio.exact.kanonymity.box_pricing import BoxLattice
         from anonratio.instances.kanonymity.instance import nn_prices
 
-        if not os.environ.get("ANONRATIO_DATASETS"):
-            raise NotImplementedError("ANONRATIO_DATASETS unset: Adult is not available")
-        self.instance = KAnonymityInstance(load_adult(), k, "generalization")
+        self.instance = _adult(k)
         self.lattice = BoxLattice(self.instance)
         self.prices = nn_prices(self.instance)
 
@@ -126,9 +131,7 @@ class AdultLocalSearch:
     repeat = (1, 3, 300.0)
 
     def setup(self, k: int) -> None:
-        if not os.environ.get("ANONRATIO_DATASETS"):
-            raise NotImplementedError("ANONRATIO_DATASETS unset: Adult is not available")
-        self.instance = KAnonymityInstance(load_adult(), k, "generalization")
+        self.instance = _adult(k)
 
     def _run(self):
         from anonratio.solvers.kanonymity.local_search import local_search

@@ -78,13 +78,9 @@ def box_groups(
     """
     y = np.asarray(y, dtype=float)
     k, width, u = lattice.k, lattice.width, lattice.u
-    perm = np.argsort(-y, kind="stable")  # decreasing price: increasing w in every box
-    ys, cs = y[perm], lattice.counts[perm]
-    cum = np.cumsum(cs)
-    if not len(cs) or cum[-1] < k:
+    perm, ys, cs, top_k = lattice.by_price(y)  # decreasing price: increasing w in every box
+    if top_k is None:
         return np.zeros((0, width), np.int64), np.zeros(0), True
-    top = int(np.searchsorted(cum, k))
-    top_k = float((cs[:top] * ys[:top]).sum() + (k - (cum[top - 1] if top else 0)) * ys[top])
     thr = threshold + _EPS
     keys = lattice._keys(perm)
     found, n_found = [], 0

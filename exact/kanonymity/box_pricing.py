@@ -143,6 +143,18 @@ class BoxLattice:
             out.append([g[perm] * r for g in levels])
         return out
 
+    def by_price(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float | None]:
+        """The records in decreasing price: ``(perm, prices, copies, top_k)``, ``top_k`` the sum
+        of the ``k`` largest prices over all copies (None with fewer than ``k`` copies)."""
+        perm = np.argsort(-y, kind="stable")
+        ys, cs = y[perm], self.counts[perm]
+        cum = np.cumsum(cs)
+        if not len(cs) or cum[-1] < self.k:
+            return perm, ys, cs, None
+        top = int(np.searchsorted(cum, self.k))
+        rest = self.k - (cum[top - 1] if top else 0)
+        return perm, ys, cs, float((cs[:top] * ys[:top]).sum() + rest * ys[top])
+
     def price(
         self, y: np.ndarray, *, max_columns: int, tol: float = 1e-9, deadline: float | None = None
     ) -> Priced | None:
@@ -166,8 +178,7 @@ class BoxLattice:
         t0 = perf_counter()
         y = np.asarray(y, dtype=float)
         k, width = self.k, self.width
-        perm = np.argsort(-y, kind="stable")  # decreasing price
-        ys, cs = y[perm], self.counts[perm]
+        perm, ys, cs, _ = self.by_price(y)
         ymax = float(ys[0]) if len(ys) else 0.0
         keys = self._keys(perm)
         shift, swept = 0.0, 0
@@ -235,13 +246,10 @@ class BoxLattice:
         y = np.asarray(y, dtype=float)
         k, u = self.k, self.u
         free = np.ones(u, dtype=bool) if free is None else np.asarray(free, dtype=bool)
-        perm = np.argsort(-y, kind="stable")
-        ys, cs, fs = y[perm], self.counts[perm], free[perm]
-        cum = np.cumsum(cs)
-        if not len(cs) or cum[-1] < k:
+        perm, ys, cs, top_k = self.by_price(y)
+        if top_k is None:
             return np.full(u, np.inf), np.full(u, np.inf)
-        top = int(np.searchsorted(cum, k))
-        top_k = float((cs[:top] * ys[:top]).sum() + (k - (cum[top - 1] if top else 0)) * ys[top])
+        fs = free[perm]
         keys = self._keys(perm)
         best, rise = np.full(u, np.inf), np.full(u, np.inf)
         for i in np.argsort(self.node_cost, kind="stable"):
@@ -297,13 +305,9 @@ class BoxLattice:
         """
         y = np.asarray(y, dtype=float)
         k, u = self.k, self.u
-        perm = np.argsort(-y, kind="stable")
-        ys, cs = y[perm], self.counts[perm]
-        cum = np.cumsum(cs)
-        if not len(cs) or cum[-1] < k:
+        perm, ys, cs, top_k = self.by_price(y)
+        if top_k is None:
             return np.zeros(0), np.zeros((0, width), np.int64)
-        top = int(np.searchsorted(cum, k))
-        top_k = float((cs[:top] * ys[:top]).sum() + (k - (cum[top - 1] if top else 0)) * ys[top])
         keys = self._keys(perm)
         costs, rows, col = [], [], np.arange(width)
         for node, p in zip(self.nodes, self.node_cost, strict=True):
