@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
-from anonratio.exact.kanonymity.box_pricing import BoxLattice
+from anonratio.exact.kanonymity.box_pricing import BoxLattice, _box_order
 from anonratio.instances import KAnonymityInstance, verify
 from bruteforce import small_kanonymity_instance, small_kanonymity_instances
 from hypothesis import given, settings
@@ -134,3 +134,15 @@ def test_boxes_are_the_tight_ones_with_their_dearest_records(inst, data):
     violated, _ = lat.boxes(y, tol=-1e-300, width=width)
     slack, _ = lat.slack(y)
     assert (len(violated) > 0) == bool(np.any(slack < 0))
+
+
+@pytest.mark.parametrize("n_boxes", [1, 40, 70_000])
+def test_box_order_makes_boxes_contiguous_and_keeps_the_order_inside(n_boxes):
+    # 70,000 boxes need both 16-bit radix passes
+    key = np.random.default_rng(n_boxes).integers(0, n_boxes, 150_000) * 7_919 - 3
+    order = _box_order(key)
+    assert np.array_equal(np.sort(order), np.arange(len(key)))
+    ks = key[order]
+    assert np.count_nonzero(ks[1:] != ks[:-1]) == len(np.unique(key)) - 1
+    inside = ks[1:] == ks[:-1]
+    assert (order[1:][inside] > order[:-1][inside]).all()
