@@ -253,9 +253,10 @@ certified_search = certified_run(
     local_search,
     certify,
     "kanon-certified",
-    """kanon-certified: local search from FOREST's partition (the best-known partition) for
-    ``CERTIFIED_SEARCH_SHARE`` of ``time_limit``, then the strongest lower bound the rest of the
-    time proves (:func:`~anonratio.exact.kanonymity.certified.certify`).""",
+    """kanon-certified: local search from FOREST's partition for ``CERTIFIED_SEARCH_SHARE`` of
+    ``time_limit``, then the strongest lower bound most of the rest proves, and regions of
+    neighbouring groups re-solved exactly in what is left: the best-known partition and its
+    bound (:func:`~anonratio.exact.kanonymity.certified.certify`).""",
     start_share=CERTIFIED_SEARCH_SHARE,
 )
 
@@ -405,10 +406,12 @@ ALGORITHMS = (
         "lower bound",
         source="local search from FOREST, then nearest-neighbour prices, dual ascent and column "
         "generation or cutting planes over the generalization lattice "
-        "(anonratio.exact.kanonymity.lp_bound)",
+        "(anonratio.exact.kanonymity.lp_bound), then regions of up to 8 groups re-solved by "
+        "CP-SAT, largest reduced cost first (anonratio.exact.kanonymity.region_search)",
         complexity="local search, then O(n_L u log u) per ascent round, pricing sweep or box "
-        "sweep (n_L lattice nodes, u unique records) and an LP per round",
-        gated=False,  # its partition is kanon-local-search's, which the gate tracks
+        "sweep (n_L lattice nodes, u unique records) and an LP per round, then one exact "
+        "solve of at most 8 (2k - 1) records per region",
+        gated=False,  # its partition depends on the time limit (regions solved until it ends)
     ),
     Algorithm(
         name="kanon-cpsat",
