@@ -23,7 +23,7 @@ __all__ = ["certify"]
 
 #: share of the time limit for the bound; the region search takes the rest (and what the bound
 #: leaves when it converges early)
-BOUND_SHARE = 0.6
+BOUND_SHARE = 0.75
 
 
 def certify(
