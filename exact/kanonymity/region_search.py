@@ -28,7 +28,7 @@ from anonratio.exact.kanonymity.cpsat import solve_cpsat
 from anonratio.exact.kanonymity.ilp import solve_highs
 from anonratio.instances import KAnonymityInstance
 from anonratio.instances.errors import UnsupportedInstanceError
-from anonratio.instances.kanonymity.instance import member_levels, nn_prices
+from anonratio.instances.kanonymity.instance import member_costs, nn_prices
 
 __all__ = ["region_search"]
 
@@ -57,18 +57,15 @@ class _Partition:
         price = np.asarray(prices, dtype=float)[instance.unique_records[1]]
         out = cls(instance, labels, list(members), np.zeros(0), np.zeros(0), price)
         out.cost = out.costs(out.members)
-        out.rc = out.cost - np.array([price[m].sum() for m in out.members])
+        out.rc = out.cost - np.bincount(labels[keep], price[keep], minlength=n_groups)
         return out
 
     def costs(self, groups: list) -> np.ndarray:
         """The verifier's cost of each group (record arrays)."""
         if not groups:
             return np.zeros(0)
-        sizes = np.array([len(g) for g in groups])
-        rows = np.concatenate(groups)
-        group = np.repeat(np.arange(len(groups)), sizes)
-        scale = self.instance.table.weights / self.instance.heights
-        return sizes * (member_levels(self.instance, group, rows, len(groups)) @ scale)
+        group = np.repeat(np.arange(len(groups)), [len(g) for g in groups])
+        return member_costs(self.instance, group, np.concatenate(groups), len(groups))
 
     def replace(self, region: np.ndarray, groups: list, cost: np.ndarray) -> None:
         """The groups of ``region`` give way to ``groups`` (new ids at the end)."""

@@ -47,6 +47,7 @@ __all__ = [
     "group_levels",
     "nn_prices",
     "member_levels",
+    "member_costs",
 ]
 
 MODELS = ("suppression", "generalization")
@@ -289,6 +290,21 @@ def member_levels(
             differ = np.maximum.reduceat(g, starts) != np.minimum.reduceat(g, starts)
             levels[:, j] += differ  # levels refine: differing at t means differing below t
     return levels
+
+
+def member_costs(
+    instance: KAnonymityInstance, group: np.ndarray, rows: np.ndarray, n_groups: int
+) -> np.ndarray:
+    """The verifier's cost ``|g| sum_j w_j L_gj / l_j`` of every group, from membership pairs
+    (as :func:`member_levels`: record ``rows[t]`` belongs to group ``group[t]``).
+
+    Returns
+    -------
+    ndarray of float, shape (n_groups,)
+    """
+    scale = instance.table.weights / instance.heights
+    sizes = np.bincount(np.asarray(group, dtype=np.int64), minlength=n_groups)
+    return sizes * (member_levels(instance, group, rows, n_groups) @ scale)
 
 
 @verify.register

@@ -6,7 +6,7 @@ improves it by three moves until none improves or the time limit passes.
 
 * **Relocate** a record from a group of more than ``k`` records to the group of one of its
   ``k − 1`` nearest neighbours, when the two groups' costs fall. All candidate moves of a round
-  are priced in one vectorized pass (:func:`member_levels` over every candidate group), and a
+  are priced in one vectorized pass (:func:`member_costs` over every candidate group), and a
   set of improving moves that touch disjoint groups is applied, best first.
 * **Split** a group of ``2k`` records or more into two of at least ``k``: its records sorted
   lexicographically in each attribute order, the best cut of each order kept if it lowers the
@@ -29,10 +29,10 @@ import time
 
 import numpy as np
 from anonratio.instances import KAnonymityInstance, Solution
+from anonratio.instances.kanonymity.instance import member_costs
 from anonratio.instances.validation import check_instance, check_number, check_seed
 from anonratio.solvers.kanonymity.exchange import MAX_UNION, best_pair_splits
 from anonratio.solvers.kanonymity.forest import forest
-from anonratio.solvers.kanonymity.group_objective import member_levels
 
 __all__ = ["local_search"]
 
@@ -41,14 +41,6 @@ ALGORITHM = "kanon-local-search"
 NEIGHBORS = 2
 #: pairs of groups priced between two looks at the clock
 _BATCH = 2000
-
-
-def _costs(instance: KAnonymityInstance, group: np.ndarray, rows: np.ndarray, n: int):
-    """Cost of ``n`` candidate groups given as membership pairs (``group[t]`` holds record
-    ``rows[t]``)."""
-    scale = instance.table.weights / instance.heights
-    sizes = np.bincount(group, minlength=n)
-    return sizes * (member_levels(instance, group, rows, n) @ scale)
 
 
 def _members(labels: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
@@ -72,7 +64,7 @@ def _relocations(instance: KAnonymityInstance, labels: np.ndarray, n_groups: int
     k = instance.k
     order, starts = _members(labels, n_groups)
     sizes = np.diff(starts)
-    cost = _costs(instance, labels[order], order, n_groups)
+    cost = member_costs(instance, labels[order], order, n_groups)
     unique, inverse, _ = instance.unique_records
     index = instance.neighbor_table(k - 1)[0]
     # candidates (record r, target group b): the groups of r's nearest neighbours' records
@@ -94,10 +86,10 @@ def _relocations(instance: KAnonymityInstance, labels: np.ndarray, n_groups: int
     # cost of a without r: a's members minus r
     rep, member = _expand(order, starts, a)
     keep = member != r[rep]
-    without = _costs(instance, rep[keep], member[keep], len(r))
+    without = member_costs(instance, rep[keep], member[keep], len(r))
     # cost of b with r
     rep, member = _expand(order, starts, b)
-    with_r = _costs(instance, np.r_[rep, np.arange(len(r))], np.r_[member, r], len(r))
+    with_r = member_costs(instance, np.r_[rep, np.arange(len(r))], np.r_[member, r], len(r))
     gain = cost[a] + cost[b] - without - with_r
     tol = 1e-9 * (1.0 + float(cost.sum()))
     best = np.flatnonzero(gain > tol)
@@ -118,7 +110,7 @@ def _split(instance: KAnonymityInstance, members: np.ndarray) -> np.ndarray | No
     of the codes; ``None`` unless it is cheaper than the group."""
     k, m = instance.k, instance.table.codes.shape[1]
     codes = instance.table.codes[members]
-    whole = float(_costs(instance, np.zeros(len(members), dtype=np.int64), members, 1)[0])
+    whole = float(member_costs(instance, np.zeros(len(members), dtype=np.int64), members, 1)[0])
     cuts = np.arange(k, len(members) - k + 1)
     best, best_part = whole, None
     for shift in range(m):
@@ -128,7 +120,7 @@ def _split(instance: KAnonymityInstance, members: np.ndarray) -> np.ndarray | No
         group = 2 * np.arange(len(cuts))[:, None] + (np.arange(len(order)) >= cuts[:, None])
         group = group.ravel()
         rows = np.tile(order, len(cuts))
-        cost = _costs(instance, group, rows, 2 * len(cuts)).reshape(-1, 2).sum(axis=1)
+        cost = member_costs(instance, group, rows, 2 * len(cuts)).reshape(-1, 2).sum(axis=1)
         i = int(np.argmin(cost))
         if cost[i] < best - 1e-9 * (1.0 + whole):
             best, best_part = float(cost[i]), order[cuts[i] :]
@@ -169,7 +161,7 @@ def _exchanges(
     split hold at least ``k`` records, so no group empties."""
     order, starts = _members(labels, n_groups)
     sizes = np.diff(starts)
-    cost = _costs(instance, labels[order], order, n_groups)
+    cost = member_costs(instance, labels[order], order, n_groups)
     a, b = _pairs(instance, labels, n_groups, dirty)
     union = sizes[a] + sizes[b]
     ok = union <= MAX_UNION
@@ -281,7 +273,7 @@ def local_search(
         if moved + split + swapped == 0:
             break
     order, starts = _members(labels, n_groups)
-    objective = float(_costs(instance, labels[order], order, n_groups).sum())
+    objective = float(member_costs(instance, labels[order], order, n_groups).sum())
     deleted = int((labels < 0).sum())
     return Solution(
         labels,
