@@ -57,10 +57,10 @@ def certified_run(
 
     ``start`` gets ``start_share * time_limit`` as its own ``time_limit`` when ``start_share``
     is given (a local search), else runs to its end (an approximation). ``doc`` is the
-    function's docstring.
+    function's docstring. The function takes ``threads`` when ``certify`` does.
     """
 
-    def run(instance: Any, seed: Any = None, time_limit: float = 60.0) -> Solution:
+    def run(instance: Any, seed: Any = None, time_limit: float = 60.0, **options: Any) -> Solution:
         time_limit = check_number("time_limit", time_limit, low=0, closed="neither")
         t0 = time.perf_counter()
         if start_share is None:
@@ -68,11 +68,23 @@ def certified_run(
         else:
             found = start(instance, seed=seed, time_limit=start_share * time_limit)
         left = max(0.0, time_limit - (time.perf_counter() - t0))
-        return certify(instance, found, time_limit=left, seed=seed, algorithm=name)
+        return certify(instance, found, time_limit=left, seed=seed, algorithm=name, **options)
 
-    run.__name__ = run.__qualname__ = name.replace("-", "_")
-    run.__doc__ = doc
-    return run
+    if "threads" in inspect.signature(certify).parameters:  # the bound in a second process
+
+        def certified(
+            instance: Any, seed: Any = None, time_limit: float = 60.0, threads: int = 1
+        ) -> Solution:
+            return run(instance, seed=seed, time_limit=time_limit, threads=threads)
+
+    else:
+
+        def certified(instance: Any, seed: Any = None, time_limit: float = 60.0) -> Solution:
+            return run(instance, seed=seed, time_limit=time_limit)
+
+    certified.__name__ = certified.__qualname__ = name.replace("-", "_")
+    certified.__doc__ = doc
+    return certified
 
 
 def needs_k(k: int) -> Callable[[Any], str | None]:

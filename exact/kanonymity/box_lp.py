@@ -26,6 +26,7 @@ tolerances, and stops wherever the time limit falls.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from time import perf_counter
 from typing import TYPE_CHECKING
@@ -72,6 +73,7 @@ class BoxLP:
 def ascend(
     lattice: BoxLattice, prices: np.ndarray, *, deadline: float, max_iter: int = 200,
     rtol: float = 1e-4, cap: float | None = None,
+    progress: Callable[[float, np.ndarray], None] | None = None,
 ) -> tuple[np.ndarray, int]:  # fmt: skip
     """Dual ascent from dual-feasible ``prices``, which stay dual feasible throughout.
 
@@ -79,7 +81,8 @@ def ascend(
     :meth:`BoxLattice.slack` allows; a record whose box is tight waits until a later round finds
     slack around it again. Rounds stop when one gains less than ``rtol`` of the bound or the
     deadline passes. Prices stay at most ``cap`` (the cost of deleting a row, where deletion is
-    allowed). Returns ``(prices, rounds)``.
+    allowed); ``progress(bound, prices)``, when given, hears each round's. Returns
+    ``(prices, rounds)``.
     """
     counts = lattice.counts.astype(float)
     y = np.asarray(prices, dtype=float).copy()
@@ -96,6 +99,8 @@ def ascend(
             step = np.minimum(step, np.maximum(cap - y, 0.0))
         gain = float(step @ counts)
         y += step
+        if progress is not None and gain > 0:
+            progress(float(y @ counts), y.copy())
         free = np.isfinite(slack) & (slack > 1e-12 * max(1.0, float(np.abs(y).max())))
         if gain <= rtol * max(1.0, float(y @ counts)):
             return y, it + 1
@@ -176,6 +181,7 @@ def box_lp(
     lattice: BoxLattice, prices: np.ndarray, *, deadline: float, cap: float | None = None,
     tol: float = 0.05, growth: float = 0.1, width: int | None = None, seed: int = 0,
     max_rounds: int | None = None, rtol: float = 1e-3, max_boxes: int = 12_000,
+    progress: Callable[[float, np.ndarray], None] | None = None,
 ) -> BoxLP:  # fmt: skip
     """Cutting planes over generalization boxes from dual-feasible ``prices``.
 
@@ -204,6 +210,8 @@ def box_lp(
     max_boxes : int
         The tight boxes of least relative slack kept in the LP at most (an LP over many more
         does not solve within a sweep's time).
+    progress : callable, optional
+        Called as ``progress(bound, prices)`` with each round's better prices.
 
     Returns
     -------
@@ -251,6 +259,8 @@ def box_lp(
         gained = value > out.value + _GAIN * max(1.0, abs(out.value))
         if gained:
             out.prices, out.value, best = raised, value, raised
+            if progress is not None:
+                progress(value, raised.copy())
         out.history.append((perf_counter() - t0, lp_value, out.value))
         # (the LP's own rows hold only to HiGHS's tolerance: a cut must be violated clearly)
         violated = lattice.boxes(y, tol=-_CUT, width=width, deadline=deadline)

@@ -14,12 +14,17 @@ from __future__ import annotations
 from time import perf_counter
 
 from anonratio.exact.certify import certified_solution, check_start
-from anonratio.exact.kanonymity.lp_bound import lp_bound
+from anonratio.exact.kanonymity.background_bound import BackgroundBound
+from anonratio.exact.kanonymity.lp_bound import LPBound, lp_bound
 from anonratio.exact.kanonymity.region_search import region_search
 from anonratio.instances import KAnonymityInstance, Solution, verify
-from anonratio.instances.validation import check_instance
+from anonratio.instances.kanonymity.instance import nn_prices
+from anonratio.instances.validation import check_instance, check_int
 
 __all__ = ["certify"]
+
+#: seconds a spawned bound process takes to start (imports), left out of its time limit
+SPAWN_S = 3.0
 
 #: share of the time limit for the bound; the region search takes the rest (and what the bound
 #: leaves when it converges early)
@@ -33,6 +38,7 @@ def certify(
     time_limit: float = 60.0,
     seed: int | None = None,
     algorithm: str = "kanon-certified",
+    threads: int = 1,
 ) -> Solution:
     """``solution`` improved, with the best lower bound proven, within ``time_limit`` seconds.
 
@@ -42,12 +48,17 @@ def certify(
     solution : Solution
         A feasible partition of ``instance`` (checked by the verifier).
     time_limit : float
-        Seconds (>= 0): ``BOUND_SHARE`` of them for the bound at most, the rest for the region
-        search.
+        Seconds (>= 0). With one thread, ``BOUND_SHARE`` of them for the bound at most, the rest
+        for the region search; with two, both take the whole time side by side.
     seed : int, optional
         HiGHS's and CP-SAT's random seed.
     algorithm : str
         The returned solution's algorithm name.
+    threads : int
+        1, or 2 and more: the bound then runs in a second process
+        (:class:`~anonratio.exact.kanonymity.background_bound.BackgroundBound`) and the region
+        search orders its regions by the newest prices it has proven. Only two processes are
+        used, however many threads are allowed.
 
     Returns
     -------
@@ -57,7 +68,9 @@ def certify(
         stage's value and seconds (``bound_<stage>``, ``bound_<stage>_s``), the winner
         (``lower_bound_source``), whether the LP relaxation was solved (``lp_solved``), the
         dual-ascent rounds, the unique records, the start's cost (``start_cost``) and the region
-        search's counts (``region_*``).
+        search's counts (``region_*``), and ``threads``. With two threads, a bound process that
+        fails or overruns its time leaves ``bound_note``: its best progress report is the bound
+        (the nearest-neighbour bound when it sent none).
 
     Raises
     ------
@@ -66,14 +79,19 @@ def certify(
     """
     check_instance(instance, KAnonymityInstance)
     t0 = perf_counter()
+    threads = check_int("threads", threads, low=1)
     start, time_limit, seed = check_start(instance, solution, time_limit=time_limit, seed=seed)
     deadline = t0 + time_limit
-    bound = lp_bound(
-        instance, time_limit=BOUND_SHARE * time_limit, starts=[solution.labels], seed=seed or 0
-    )
-    labels, searched = region_search(
-        instance, solution.labels, deadline=deadline, prices=bound.prices, seed=seed or 0
-    )
+    if threads == 1:
+        bound = lp_bound(
+            instance, time_limit=BOUND_SHARE * time_limit, starts=[solution.labels], seed=seed or 0
+        )
+        labels, searched = region_search(
+            instance, solution.labels, deadline=deadline, prices=bound.prices, seed=seed or 0
+        )
+        note = None
+    else:
+        bound, labels, searched, note = _side_by_side(instance, solution, deadline, seed or 0)
     check = verify(instance, labels, strict=False)
     if not check.feasible:  # a defect of the region search: never return an unchecked partition
         raise RuntimeError(f"region search broke the partition: {check.violations[:3]}")
@@ -88,9 +106,28 @@ def certify(
         box_lp_rounds=bound.box_rounds,
         n_unique=bound.prices.size,
         start_cost=float(start.cost),
+        threads=threads,
         **searched,
     )  # fmt: skip
+    if note is not None:
+        info["bound_note"] = note
     return certified_solution(
         instance, solution, check, bound=bound.value, source=bound.source, info=info,
         algorithm=algorithm, t0=t0, labels=labels,
     )  # fmt: skip
+
+
+def _side_by_side(instance, solution, deadline, seed):
+    """The bound in a second process, the region search here, both until ``deadline``."""
+    # the child needs a moment to start an interpreter: its limit leaves it
+    left = max(0.0, deadline - perf_counter() - SPAWN_S)
+    with BackgroundBound(instance, time_limit=left, starts=[solution.labels], seed=seed) as bg:
+        labels, searched = region_search(
+            instance, solution.labels, deadline=deadline, seed=seed, refresh=bg.poll
+        )
+        bound, note = bg.result()
+    if bound is None:  # nothing proven in the other process: the nearest-neighbour prices
+        prices = nn_prices(instance)
+        value = float(prices @ instance.unique_records[2])
+        bound = LPBound(value, "nn-distance", prices, {"nn-distance": (value, 0.0)})
+    return bound, labels, searched, note

@@ -26,6 +26,7 @@ value.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from time import perf_counter
 
@@ -189,6 +190,7 @@ def lp_bound(
     lattice: BoxLattice | None = None,
     max_master: int = 4000,
     rtol: float = 1e-4,
+    progress: Callable[[float, np.ndarray, str], None] | None = None,
 ) -> LPBound:
     """The best lower bound the three stages prove within ``time_limit`` seconds.
 
@@ -221,6 +223,10 @@ def lp_bound(
         Largest number of unique records for column generation (``box-lp`` above it).
     rtol : float
         The ascent stops when a round gains less than this share of the bound.
+    progress : callable, optional
+        Called as ``progress(bound, prices, source)`` with the dual-feasible prices of each
+        ascent round and ``box-lp`` round that gains, and with column generation's: a caller may
+        use them before the run ends.
 
     Returns
     -------
@@ -242,12 +248,17 @@ def lp_bound(
     use_master = lattice.u <= max_master
     t1 = perf_counter()
     mid = t1 + (deadline - t1) / 2 if use_master else deadline  # the ascent converges first
-    up, rounds = ascend(lattice, prices, deadline=mid, cap=cap, rtol=rtol)
+    up, rounds = ascend(
+        lattice, prices, deadline=mid, cap=cap, rtol=rtol, progress=_tagged(progress, "dual-ascent")
+    )
     out.iterations = rounds
     _offer(out, float(up @ counts), up, "dual-ascent", perf_counter() - t1)
     if not use_master and perf_counter() < deadline:
         t2 = perf_counter()
-        boxed = box_lp(lattice, out.prices, deadline=deadline, cap=cap, seed=seed)
+        boxed = box_lp(
+            lattice, out.prices, deadline=deadline, cap=cap, seed=seed,
+            progress=_tagged(progress, "box-lp"),
+        )  # fmt: skip
         out.box_rounds = boxed.rounds
         _offer(out, boxed.value, boxed.prices, "box-lp", perf_counter() - t2)
     if use_master and perf_counter() < deadline:
@@ -261,8 +272,17 @@ def lp_bound(
         out.master = master
         best, center = _generate(out, lattice, master, out.prices, deadline, max_new, t0)
         _offer(out, best, center, "lp-lagrangian", perf_counter() - t2)
+        if progress is not None and out.source == "lp-lagrangian":
+            progress(out.value, out.prices.copy(), out.source)
     out.history.append((perf_counter() - t0, out.value, out.lp_value))
     return out
+
+
+def _tagged(progress, source):
+    """``progress`` for a stage: its reports carry the stage's name."""
+    if progress is None:
+        return None
+    return lambda value, prices: progress(value, prices, source)
 
 
 def _offer(out: LPBound, value: float, prices: np.ndarray, source: str, seconds: float) -> None:

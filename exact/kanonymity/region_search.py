@@ -21,6 +21,7 @@ keep two groups two; a region may, e.g., turn two groups of eight records (k = 5
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from time import perf_counter
 
 import numpy as np
@@ -59,6 +60,13 @@ class _Partition:
         out.cost = out.costs(out.members)
         out.rc = out.cost - np.bincount(labels[keep], price[keep], minlength=n_groups)
         return out
+
+    def reprice(self, prices: np.ndarray) -> None:
+        """New dual-feasible prices: every group's reduced cost again."""
+        self.price = np.asarray(prices, dtype=float)[self.instance.unique_records[1]]
+        keep = np.flatnonzero(self.labels >= 0)
+        held = np.bincount(self.labels[keep], self.price[keep], minlength=len(self.members))
+        self.rc = np.where([len(g) > 0 for g in self.members], self.cost - held, 0.0)
 
     def costs(self, groups: list) -> np.ndarray:
         """The verifier's cost of each group (record arrays)."""
@@ -126,10 +134,11 @@ def region_search(
     *,
     deadline: float,
     prices: np.ndarray | None = None,
-    size: int = 4,
+    size: int = 3,
     max_size: int = 8,
-    region_time: float = 1.0,
+    region_time: float = 0.25,
     seed: int = 0,
+    refresh: Callable[[], np.ndarray | None] | None = None,
 ) -> tuple[np.ndarray, dict]:
     """Improve a feasible partition region by region until ``deadline``.
 
@@ -146,9 +155,13 @@ def region_search(
     size, max_size : int
         Groups per region in the first pass, and at most (each pass adds one).
     region_time : float
-        Seconds per region solve at most.
+        Seconds per region solve at most: a solve that runs out of time still returns the
+        hint or better, and on full Adult (k = 5) many short solves gain more than fewer long ones.
     seed : int
         The solvers' random seed.
+    refresh : callable, optional
+        Called before each region; a price vector it returns (dual feasible, e.g. from a bound
+        computed alongside) replaces ``prices`` from then on.
 
     Returns
     -------
@@ -181,6 +194,9 @@ def region_search(
     info = dict(region_solves=0, region_improved=0, region_gain=0.0)
     passes, solve = 1, solve_cpsat
     while perf_counter() < deadline:
+        fresh = refresh() if refresh is not None else None
+        if fresh is not None:
+            part.reprice(fresh)
         open_ = np.bincount(part.labels[~examined], minlength=len(part.members)) > 0
         pending = np.flatnonzero(open_ & (part.rc > tol))
         if not len(pending):

@@ -80,3 +80,22 @@ def test_certify_refuses_an_infeasible_partition():
         certify(inst, bad)
     ok = certify(inst, sol, time_limit=2)
     assert ok.algorithm == "kanon-certified" and verify(inst, ok).cost <= sol.objective + TOL
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_two_threads_bound_in_a_second_process_with_the_same_guarantees(seed):
+    table = random_table(8, 2, cardinality=(2, 4), levels=(1, 3), seed=seed)
+    inst = KAnonymityInstance(table, 2, "generalization")
+    sol = certified_search(inst, seed=0, time_limit=15, threads=2)
+    cost = verify(inst, sol).cost
+    opt = brute_force_opt(inst)
+    assert sol.objective == pytest.approx(cost) and cost <= forest_guarantee(2) * opt + TOL
+    assert lower_bound(inst)[0] - TOL <= sol.lower_bound <= opt + TOL
+    assert sol.info["threads"] == 2 and "bound_note" not in sol.info
+    assert sol.info["lower_bound_source"] in ("nn-distance", "dual-ascent", "lp-lagrangian")
+
+
+def test_bad_threads_names_the_parameter():
+    inst, _ = generate("kanon-random", seed=0, n=20, k=3)
+    with pytest.raises(ValueError, match="threads"):
+        certified_search(inst, time_limit=5, threads=0)

@@ -118,3 +118,20 @@ def test_a_lattice_too_large_leaves_the_nearest_neighbour_bound(monkeypatch):
     monkeypatch.setattr(box_pricing, "MAX_LATTICE_NODES", size - 1)
     with pytest.raises(ValueError, match=f"lattice has {size} nodes"):
         BoxLattice(inst)
+
+
+@SETTINGS
+@given(inst=instances)
+def test_every_progress_report_is_a_proof(inst):
+    reports = []
+    out = lp_bound(
+        inst, time_limit=30, max_master=0, progress=lambda *report: reports.append(report)
+    )
+    counts = inst.unique_records[2]
+    for value, prices, source in reports:
+        assert source in ("dual-ascent", "box-lp")
+        assert value == pytest.approx(float(prices @ counts))
+        kanonymity_dual_feasible(inst, prices)
+        assert value <= out.value + TOL
+    if out.source in ("dual-ascent", "box-lp"):
+        assert reports[-1][0] == pytest.approx(out.value)

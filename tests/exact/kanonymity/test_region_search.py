@@ -7,9 +7,11 @@ from time import perf_counter
 import numpy as np
 import pytest
 from anonratio.bench.registry import generate
-from anonratio.exact.kanonymity.region_search import region_search
+from anonratio.exact.kanonymity.lp_bound import lp_bound
+from anonratio.exact.kanonymity.region_search import _Partition, region_search
 from anonratio.instances import KAnonymityInstance, verify
 from anonratio.instances.kanonymity import random_table
+from anonratio.instances.kanonymity.instance import nn_prices
 from bruteforce import kanonymity_optimum, small_kanonymity_instance
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -87,3 +89,22 @@ def test_no_solve_after_the_deadline():
     labels, info = region_search(inst, start, deadline=perf_counter() - 1)
     assert info["region_solves"] == 0
     assert verify(inst, labels).cost == pytest.approx(verify(inst, start).cost)
+
+
+def test_refreshed_prices_give_the_reduced_costs_from_scratch():
+    inst, _ = generate("kanon-random", seed=1, n=40, k=3)
+    start = _random_partition(inst.n, 3, np.random.default_rng(1))
+    better = lp_bound(inst, time_limit=20).prices
+    part = _Partition.of(inst, start, nn_prices(inst))
+    part.reprice(better)
+    fresh = _Partition.of(inst, start, better)
+    assert np.allclose(part.rc, fresh.rc) and np.allclose(part.price, fresh.price)
+    calls = []
+
+    def refresh():
+        calls.append(None)
+        return better if len(calls) == 1 else None
+
+    labels, info = region_search(inst, start, deadline=perf_counter() + 30, refresh=refresh)
+    assert len(calls) >= info["region_solves"] >= 1  # asked before every region
+    assert verify(inst, labels).cost <= verify(inst, start).cost + TOL
