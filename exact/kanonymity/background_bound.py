@@ -149,27 +149,39 @@ class BackgroundBound:
         else:
             self.error = message[1]
 
-    def poll(self) -> np.ndarray | None:
-        """The newest better prices reported since the last call, or None (never blocks)."""
+    def running(self) -> bool:
+        """Whether the child may still report (no result, no error, output open)."""
+        self.poll_messages()
+        return self.final is None and self.error is None and not self._ended
+
+    def poll_messages(self) -> None:
+        """Take every message the child has sent so far (never blocks)."""
         while not self._ended:
             try:
                 self._take(self._queue.get_nowait())
             except queue.Empty:
                 break
+
+    def poll(self) -> np.ndarray | None:
+        """The newest better prices reported since the last call, or None (never blocks)."""
+        self.poll_messages()
         if not self._new:
             return None
         self._new = False
         return self.best[1]
 
-    def result(self, grace: float = GRACE) -> tuple[LPBound | None, str | None]:
-        """The child's :class:`LPBound`, waiting up to ``grace`` seconds for it.
+    def result(
+        self, deadline: float | None = None, grace: float = GRACE
+    ) -> tuple[LPBound | None, str | None]:
+        """The child's :class:`LPBound`, waiting for it until ``grace`` seconds past ``deadline``
+        (a ``perf_counter`` reading; default now).
 
         Returns ``(bound, note)``. When the child failed or did not finish in time, ``bound`` is
         built from its best progress report (its prices are dual feasible, so the bound holds;
         its stage's time is then None) or is None when it reported nothing, and ``note`` says
         why.
         """
-        stop = perf_counter() + grace
+        stop = max(perf_counter(), deadline if deadline is not None else 0.0) + grace
         while self.final is None and self.error is None and not self._ended:
             left = stop - perf_counter()
             if left <= 0:

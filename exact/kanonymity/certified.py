@@ -26,6 +26,9 @@ __all__ = ["certify"]
 #: seconds a spawned bound process takes to start (imports), left out of its time limit
 SPAWN_S = 3.0
 
+#: shortest time limit worth a second process (below it ``threads`` is taken as 1)
+SIDE_BY_SIDE_MIN_S = 4 * SPAWN_S
+
 #: share of the time limit for the bound; the region search takes the rest (and what the bound
 #: leaves when it converges early)
 BOUND_SHARE = 0.75
@@ -58,7 +61,7 @@ def certify(
         1, or 2 and more: the bound then runs in a second process
         (:class:`~anonratio.exact.kanonymity.background_bound.BackgroundBound`) and the region
         search orders its regions by the newest prices it has proven. Only two processes are
-        used, however many threads are allowed.
+        used, however many threads are allowed; under ``SIDE_BY_SIDE_MIN_S`` seconds, one.
 
     Returns
     -------
@@ -67,10 +70,10 @@ def certify(
         ``lower_bound`` the bound proven; ``info`` keeps ``solution``'s and adds each bound
         stage's value and seconds (``bound_<stage>``, ``bound_<stage>_s``), the winner
         (``lower_bound_source``), whether the LP relaxation was solved (``lp_solved``), the
-        dual-ascent rounds, the unique records, the start's cost (``start_cost``) and the region
-        search's counts (``region_*``), and ``threads``. With two threads, a bound process that
-        fails or overruns its time leaves ``bound_note``: its best progress report is the bound
-        (the nearest-neighbour bound when it sent none).
+        dual-ascent rounds, the unique records, the start's cost (``start_cost``), the region
+        search's counts (``region_*``) and ``threads`` (the processes used, 1 or 2). With two, a
+        bound process that fails or overruns its time leaves ``bound_note``: its best progress
+        report is the bound (the nearest-neighbour bound when it sent none).
 
     Raises
     ------
@@ -79,9 +82,11 @@ def certify(
     """
     check_instance(instance, KAnonymityInstance)
     t0 = perf_counter()
-    threads = check_int("threads", threads, low=1)
+    threads = min(2, check_int("threads", threads, low=1))
     start, time_limit, seed = check_start(instance, solution, time_limit=time_limit, seed=seed)
     deadline = t0 + time_limit
+    if time_limit < SIDE_BY_SIDE_MIN_S:
+        threads = 1  # starting a second interpreter would take most of the time
     if threads == 1:
         bound = lp_bound(
             instance, time_limit=BOUND_SHARE * time_limit, starts=[solution.labels], seed=seed or 0
@@ -123,9 +128,10 @@ def _side_by_side(instance, solution, deadline, seed):
     left = max(0.0, deadline - perf_counter() - SPAWN_S)
     with BackgroundBound(instance, time_limit=left, starts=[solution.labels], seed=seed) as bg:
         labels, searched = region_search(
-            instance, solution.labels, deadline=deadline, seed=seed, refresh=bg.poll
-        )
-        bound, note = bg.result()
+            instance, solution.labels, deadline=deadline, seed=seed, refresh=bg.poll,
+            more_prices=bg.running,
+        )  # fmt: skip
+        bound, note = bg.result(deadline)  # the search may end early: the bound has till then
     if bound is None:  # nothing proven in the other process: the nearest-neighbour prices
         prices = nn_prices(instance)
         value = float(prices @ instance.unique_records[2])

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from time import perf_counter
+from time import perf_counter, sleep
 
 import numpy as np
 from anonratio.exact.kanonymity.cpsat import solve_cpsat
@@ -119,6 +119,16 @@ def _grow(part: _Partition, seed_group: int, size: int, near) -> np.ndarray:
     return np.array(sorted(region))
 
 
+def _wait(refresh, more_prices, deadline, pause=0.2):
+    """The next prices ``refresh`` brings while ``more_prices()`` holds, before ``deadline``."""
+    while perf_counter() < deadline and more_prices():
+        fresh = refresh()
+        if fresh is not None:
+            return fresh
+        sleep(min(pause, max(0.0, deadline - perf_counter())))
+    return refresh()
+
+
 def _subinstance(instance: KAnonymityInstance, records: np.ndarray) -> KAnonymityInstance:
     """The k-anonymity instance of ``records`` alone (no sensitive column, no deletion)."""
     table = dataclasses.replace(
@@ -139,6 +149,7 @@ def region_search(
     region_time: float = 0.25,
     seed: int = 0,
     refresh: Callable[[], np.ndarray | None] | None = None,
+    more_prices: Callable[[], bool] | None = None,
 ) -> tuple[np.ndarray, dict]:
     """Improve a feasible partition region by region until ``deadline``.
 
@@ -162,15 +173,20 @@ def region_search(
     refresh : callable, optional
         Called before each region; a price vector it returns (dual feasible, e.g. from a bound
         computed alongside) replaces ``prices`` from then on.
+    more_prices : callable, optional
+        Whether ``refresh`` may still bring new prices. When every pass is done and it says so,
+        the search waits for them (until the deadline) and starts its passes again under them,
+        instead of ending.
 
     Returns
     -------
     labels : ndarray of int64, shape (n,)
         A partition at most as dear as ``labels`` (group ids renumbered).
     info : dict
-        ``region_solves``, ``region_improved``, ``region_gain`` (cost removed), ``region_passes``
-        and ``region_search_s``. The search ends at the deadline or once every group of positive
-        reduced cost has been in a region of ``max_size`` groups.
+        ``region_solves``, ``region_improved``, ``region_gain`` (cost removed), ``region_passes``,
+        ``region_restarts`` (passes begun again under new prices) and ``region_search_s``. The
+        search ends at the deadline or once every group of positive reduced cost has been in a
+        region of ``max_size`` groups (and ``more_prices`` says no more are coming).
 
     Notes
     -----
@@ -186,12 +202,13 @@ def region_search(
             region_improved=0,
             region_gain=0.0,
             region_passes=0,
+            region_restarts=0,
             region_search_s=0.0,
         )
     near = _neighbourhood(instance)
     tol = 1e-9 * (1.0 + float(part.cost.sum()))
     examined = part.labels < 0
-    info = dict(region_solves=0, region_improved=0, region_gain=0.0)
+    info = dict(region_solves=0, region_improved=0, region_gain=0.0, region_restarts=0)
     passes, solve = 1, solve_cpsat
     while perf_counter() < deadline:
         fresh = refresh() if refresh is not None else None
@@ -200,10 +217,17 @@ def region_search(
         open_ = np.bincount(part.labels[~examined], minlength=len(part.members)) > 0
         pending = np.flatnonzero(open_ & (part.rc > tol))
         if not len(pending):
-            if passes > max_size - size:
+            if passes <= max_size - size:
+                passes += 1
+                examined = part.labels < 0
+                continue
+            waits = refresh is not None and more_prices is not None
+            fresh = _wait(refresh, more_prices, deadline) if waits else None
+            if fresh is None:
                 break
-            passes += 1
-            examined = part.labels < 0
+            part.reprice(fresh)  # every group again, ordered by the new reduced costs
+            passes, examined = 1, part.labels < 0
+            info["region_restarts"] += 1
             continue
         region = _grow(part, int(pending[np.argmax(part.rc[pending])]), size + passes - 1, near)
         records = np.concatenate([part.members[g] for g in region])

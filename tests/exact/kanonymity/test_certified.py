@@ -99,3 +99,9 @@ def test_bad_threads_names_the_parameter():
     inst, _ = generate("kanon-random", seed=0, n=20, k=3)
     with pytest.raises(ValueError, match="threads"):
         certified_search(inst, time_limit=5, threads=0)
+
+
+def test_a_short_time_limit_keeps_one_process():
+    inst, _ = generate("kanon-random", seed=0, n=20, k=3)
+    sol = certify(inst, forest(inst), time_limit=2, threads=2)
+    assert sol.info["threads"] == 1 and verify(inst, sol).feasible

@@ -108,3 +108,24 @@ def test_refreshed_prices_give_the_reduced_costs_from_scratch():
     labels, info = region_search(inst, start, deadline=perf_counter() + 30, refresh=refresh)
     assert len(calls) >= info["region_solves"] >= 1  # asked before every region
     assert verify(inst, labels).cost <= verify(inst, start).cost + TOL
+
+
+def test_done_passes_wait_for_new_prices_and_start_again():
+    inst, _ = generate("kanon-random", seed=1, n=40, k=3)
+    start = _random_partition(inst.n, 3, np.random.default_rng(1))
+    better = lp_bound(inst, time_limit=20).prices
+    waited = []
+
+    def more_prices():
+        waited.append(None)
+        return len(waited) == 1  # one batch of prices still to come
+
+    def refresh():  # the batch arrives while the search waits for it
+        return better if len(waited) == 1 else None
+
+    labels, info = region_search(
+        inst, start, deadline=perf_counter() + 60, prices=nn_prices(inst), refresh=refresh,
+        more_prices=more_prices,
+    )  # fmt: skip
+    assert info["region_restarts"] == 1 and len(waited) == 2
+    assert verify(inst, labels).cost <= verify(inst, start).cost + TOL
