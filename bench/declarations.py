@@ -70,18 +70,17 @@ def certified_run(
         left = max(0.0, time_limit - (time.perf_counter() - t0))
         return certify(instance, found, time_limit=left, seed=seed, algorithm=name, **options)
 
-    if "threads" in inspect.signature(certify).parameters:  # the bound in a second process
+    def with_threads(
+        instance: Any, seed: Any = None, time_limit: float = 60.0, threads: int = 1
+    ) -> Solution:
+        return run(instance, seed=seed, time_limit=time_limit, threads=threads)
 
-        def certified(
-            instance: Any, seed: Any = None, time_limit: float = 60.0, threads: int = 1
-        ) -> Solution:
-            return run(instance, seed=seed, time_limit=time_limit, threads=threads)
+    def one_thread(instance: Any, seed: Any = None, time_limit: float = 60.0) -> Solution:
+        return run(instance, seed=seed, time_limit=time_limit)
 
-    else:
-
-        def certified(instance: Any, seed: Any = None, time_limit: float = 60.0) -> Solution:
-            return run(instance, seed=seed, time_limit=time_limit)
-
+    # the bound in a second process where certify can do it
+    takes_threads = "threads" in inspect.signature(certify).parameters
+    certified: Callable[..., Solution] = with_threads if takes_threads else one_thread
     certified.__name__ = certified.__qualname__ = name.replace("-", "_")
     certified.__doc__ = doc
     return certified
