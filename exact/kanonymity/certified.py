@@ -15,10 +15,9 @@ from time import perf_counter
 
 from anonratio.exact.certify import certified_solution, check_start
 from anonratio.exact.kanonymity.background_bound import BackgroundBound
-from anonratio.exact.kanonymity.lp_bound import LPBound, lp_bound
+from anonratio.exact.kanonymity.lp_bound import lp_bound, nn_bound
 from anonratio.exact.kanonymity.region_search import region_search
 from anonratio.instances import KAnonymityInstance, Solution, verify
-from anonratio.instances.kanonymity.instance import nn_prices
 from anonratio.instances.validation import check_instance, check_int
 
 __all__ = ["certify"]
@@ -133,7 +132,5 @@ def _side_by_side(instance, solution, deadline, seed):
         )  # fmt: skip
         bound, note = bg.result(deadline)  # the search may end early: the bound has till then
     if bound is None:  # nothing proven in the other process: the nearest-neighbour prices
-        prices = nn_prices(instance)
-        value = float(prices @ instance.unique_records[2])
-        bound = LPBound(value, "nn-distance", prices, {"nn-distance": (value, 0.0)})
+        bound = nn_bound(instance)
     return bound, labels, searched, note

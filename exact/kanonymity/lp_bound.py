@@ -37,7 +37,7 @@ from anonratio.exact.kanonymity.box_pricing import MAX_LATTICE_NODES, BoxLattice
 from anonratio.instances import KAnonymityInstance
 from anonratio.instances.kanonymity.instance import nn_prices
 
-__all__ = ["LPBound", "Master", "lp_bound", "groups_of"]
+__all__ = ["LPBound", "Master", "lp_bound", "nn_bound", "groups_of"]
 
 #: relative tolerance of "the bound meets the master's value"
 _RTOL = 1e-6
@@ -236,9 +236,8 @@ def lp_bound(
     t0 = perf_counter()
     deadline = t0 + time_limit
     counts = instance.unique_records[2].astype(float)
-    prices = nn_prices(instance)
-    value = float(prices @ counts)
-    out = LPBound(value, "nn-distance", prices, {"nn-distance": (value, perf_counter() - t0)})
+    out = nn_bound(instance)
+    prices = out.prices
     if lattice is None and lattice_nodes(instance) > MAX_LATTICE_NODES:
         out.stages["lattice-too-large"] = (float(lattice_nodes(instance)), 0.0)
         out.history.append((perf_counter() - t0, out.value, None))
@@ -276,6 +275,14 @@ def lp_bound(
             progress(out.value, out.prices.copy(), out.source)
     out.history.append((perf_counter() - t0, out.value, out.lp_value))
     return out
+
+
+def nn_bound(instance: KAnonymityInstance) -> LPBound:
+    """Stage 1 alone: the nearest-neighbour prices (:func:`nn_prices`) and their bound."""
+    t0 = perf_counter()
+    prices = nn_prices(instance)
+    value = float(prices @ instance.unique_records[2].astype(float))
+    return LPBound(value, "nn-distance", prices, {"nn-distance": (value, perf_counter() - t0)})
 
 
 def _tagged(progress, source):

@@ -55,14 +55,13 @@ class _Partition:
             return cls(instance, labels, [], np.zeros(0), np.zeros(0), np.zeros(len(labels)))
         order = keep[np.argsort(labels[keep], kind="stable")]
         members = np.split(order, np.cumsum(np.bincount(labels[keep], minlength=n_groups))[:-1])
-        price = np.asarray(prices, dtype=float)[instance.unique_records[1]]
-        out = cls(instance, labels, list(members), np.zeros(0), np.zeros(0), price)
+        out = cls(instance, labels, list(members), np.zeros(0), np.zeros(0), np.zeros(0))
         out.cost = out.costs(out.members)
-        out.rc = out.cost - np.bincount(labels[keep], price[keep], minlength=n_groups)
+        out.reprice(prices)
         return out
 
     def reprice(self, prices: np.ndarray) -> None:
-        """New dual-feasible prices: every group's reduced cost again."""
+        """Every group's reduced cost at (new) dual-feasible prices; emptied groups get 0."""
         self.price = np.asarray(prices, dtype=float)[self.instance.unique_records[1]]
         keep = np.flatnonzero(self.labels >= 0)
         held = np.bincount(self.labels[keep], self.price[keep], minlength=len(self.members))

@@ -97,8 +97,13 @@ def test_refreshed_prices_give_the_reduced_costs_from_scratch():
     better = lp_bound(inst, time_limit=20).prices
     part = _Partition.of(inst, start, nn_prices(inst))
     part.reprice(better)
-    fresh = _Partition.of(inst, start, better)
-    assert np.allclose(part.rc, fresh.rc) and np.allclose(part.price, fresh.price)
+    # from scratch: each group's cost minus its members' prices, and in all the verified cost
+    # minus every record's price
+    inverse = inst.unique_records[1]
+    by_hand = part.cost - np.array([better[inverse[g]].sum() for g in part.members])
+    total = verify(inst, start).cost - better[inverse].sum()
+    assert part.rc.sum() == pytest.approx(total)
+    assert np.allclose(part.rc, by_hand) and np.allclose(part.price, better[inverse])
     calls = []
 
     def refresh():
