@@ -124,6 +124,7 @@ class BoxLattice:
         self.overflow = int(np.prod(np.array(sizes, dtype=object))) >= _KEY_LIMIT
         self.nodes = np.array(list(itertools.product(*(range(h.height + 1) for h in hs))))
         self.node_cost = self.nodes @ self.a
+        self._own_keys: list | None = None  # node_boxes' keys, in record order
 
     @property
     def u(self) -> int:
@@ -347,6 +348,13 @@ class BoxLattice:
             else:
                 key += keys[j][node[j]][:n_sel]
         return key
+
+    def node_boxes(self, node: np.ndarray) -> np.ndarray:
+        """The box of every unique record at ``node``: ids from 0, in order of first
+        appearance."""
+        if self._own_keys is None:
+            self._own_keys = self._keys(np.arange(self.u))
+        return pd.factorize(self._node_key(self._own_keys, node, self.u), sort=False)[0]
 
     def _box_slack(self, ks, yv, cv, fv, p):
         """Slack, free copies and size (in records) of every box of a node, records sorted by

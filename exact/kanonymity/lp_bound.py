@@ -34,10 +34,14 @@ import highspy
 import numpy as np
 from anonratio.exact.kanonymity.box_lp import ascend, box_lp
 from anonratio.exact.kanonymity.box_pricing import MAX_LATTICE_NODES, BoxLattice, lattice_nodes
+from anonratio.exact.kanonymity.compact_lp import MAX_PAIRS, closed_boxes, compact_lp
 from anonratio.instances import KAnonymityInstance
 from anonratio.instances.kanonymity.instance import nn_prices
 
-__all__ = ["LPBound", "Master", "lp_bound", "nn_bound", "groups_of"]
+__all__ = ["BOUND_SOURCES", "LPBound", "Master", "lp_bound", "nn_bound", "groups_of"]
+
+#: the names a bound's ``source`` takes, weakest stage first
+BOUND_SOURCES = ("nn-distance", "compact-lp", "dual-ascent", "box-lp", "lp-lagrangian")
 
 #: relative tolerance of "the bound meets the master's value"
 _RTOL = 1e-6
@@ -53,13 +57,15 @@ class LPBound:
         The best valid lower bound (the larger of the nearest-neighbour bound and the best
         Lagrangian bound).
     source : str
-        ``"nn-distance"``, ``"dual-ascent"``, ``"box-lp"`` or ``"lp-lagrangian"``: which bound
-        won.
+        ``"nn-distance"``, ``"compact-lp"``, ``"dual-ascent"``, ``"box-lp"`` or
+        ``"lp-lagrangian"``: which bound won.
     prices : ndarray, shape (u,)
         Dual-feasible prices per copy of each unique record with ``prices @ counts == value``.
     stages : dict
-        Stage name -> ``(bound, seconds)`` for each stage run (``"nn-distance"``,
-        ``"dual-ascent"``, then ``"lp-lagrangian"`` or ``"box-lp"``).
+        Stage name -> ``(bound, seconds)`` for each stage run (``"nn-distance"``, then
+        ``"compact-lp"`` on small tables, then ``"dual-ascent"`` and ``"lp-lagrangian"`` or
+        ``"box-lp"`` unless the compact model solved the relaxation; ``(None, seconds)`` for a
+        compact model too large or out of time).
     lp_value : float or None
         The last restricted master's value (an upper bound on the LP relaxation).
     solved : bool
@@ -191,10 +197,15 @@ def lp_bound(
     max_master: int = 4000,
     rtol: float = 1e-4,
     progress: Callable[[float, np.ndarray, str], None] | None = None,
+    max_pairs: int = MAX_PAIRS,
 ) -> LPBound:
-    """The best lower bound the three stages prove within ``time_limit`` seconds.
+    """The best lower bound the stages prove within ``time_limit`` seconds.
 
     1. ``nn-distance``: the nearest-neighbour prices (:func:`nn_prices`).
+    1b. ``compact-lp``: when the table's closed boxes form at most ``max_pairs`` (record, box)
+       pairs, the whole relaxation as one LP (:mod:`~anonratio.exact.kanonymity.compact_lp`,
+       at most half of the time). Its prices, checked over the lattice, solve the relaxation and
+       the run ends; else the stages below go on.
     2. ``dual-ascent``: :func:`ascend` from them (at most half of the time when column
        generation follows; else until a round gains less than ``rtol``).
     3. ``lp-lagrangian``: column generation around the ascent's prices, when the instance has at
@@ -227,6 +238,8 @@ def lp_bound(
         Called as ``progress(bound, prices, source)`` with the dual-feasible prices of each
         ascent round and ``box-lp`` round that gains, and with column generation's: a caller may
         use them before the run ends.
+    max_pairs : int
+        Largest compact model (record-box pairs) stage 1b builds; 0 skips it.
 
     Returns
     -------
@@ -243,8 +256,14 @@ def lp_bound(
         out.history.append((perf_counter() - t0, out.value, None))
         return out
     lattice = lattice or BoxLattice(instance)
-    cap = instance.deletion_cost if instance.row_deletion else None
+    cap = _deletion_cap(lattice)
     use_master = lattice.u <= max_master
+    half = t0 + time_limit / 2
+    if use_master and max_pairs > 0 and _compact(out, lattice, half, seed, max_pairs):
+        if progress is not None:
+            progress(out.value, out.prices.copy(), out.source)
+        out.history.append((perf_counter() - t0, out.value, out.lp_value))
+        return out
     t1 = perf_counter()
     mid = t1 + (deadline - t1) / 2 if use_master else deadline  # the ascent converges first
     up, rounds = ascend(
@@ -285,6 +304,45 @@ def nn_bound(instance: KAnonymityInstance) -> LPBound:
     return LPBound(value, "nn-distance", prices, {"nn-distance": (value, perf_counter() - t0)})
 
 
+def _compact(out, lattice, deadline, seed, max_pairs):
+    """Stage 1b: the compact model's relaxation; True when it solved it (prices proven)."""
+    t1 = perf_counter()
+    found = closed_boxes(lattice, max_pairs=max_pairs, deadline=deadline)
+    solved = (
+        None
+        if found is None
+        else compact_lp(lattice, found, deadline=deadline, cap=_deletion_cap(lattice), seed=seed)
+    )
+    if solved is None:
+        out.stages["compact-lp"] = (None, perf_counter() - t1)  # too large, or out of time
+        return False
+    value, prices = solved
+    proven = _lagrangian(lattice, prices, None)
+    _offer(out, proven[0], proven[1], "compact-lp", perf_counter() - t1)
+    out.lp_value = value
+    out.solved = proven[0] >= value - _RTOL * max(1.0, abs(value))
+    return out.solved
+
+
+def _deletion_cap(lattice):
+    """The cost of deleting one copy under row deletion, else None."""
+    instance = lattice.instance
+    return instance.deletion_cost if instance.row_deletion else None
+
+
+def _lagrangian(lattice, point, deadline, max_columns=1):
+    """The Lagrangian bound at ``point``, its dual-feasible prices and the pricing's groups
+    (:class:`Priced`); None when ``deadline`` passes first."""
+    counts = lattice.counts.astype(float)
+    priced = lattice.price(point, max_columns=max_columns, deadline=deadline)
+    if priced is None:
+        return None
+    shift = min(0.0, priced.shift)
+    if lattice.instance.row_deletion:
+        shift = min(shift, float(np.min(lattice.instance.deletion_cost - point)))
+    return float(point @ counts) + float(counts.sum()) * shift, point + shift, priced
+
+
 def _tagged(progress, source):
     """``progress`` for a stage: its reports carry the stage's name."""
     if progress is None:
@@ -305,10 +363,7 @@ def _generate(out, lattice, master, center, deadline, max_new, t0):
     Under row deletion a copy may be deleted at ``sum_j w_j``: the bound's least reduced cost
     per copy covers deletions too.
     """
-    counts = lattice.counts.astype(float)
-    n, dele = float(counts.sum()), lattice.instance.deletion_cost
-    row_deletion = lattice.instance.row_deletion
-    best = float(center @ counts)
+    best = float(center @ lattice.counts.astype(float))
     max_new = max_new or max(200, lattice.u // 2)
     alpha = 0.5
     while perf_counter() < deadline:
@@ -323,15 +378,12 @@ def _generate(out, lattice, master, center, deadline, max_new, t0):
             out.solved = True
             break
         for point in (alpha * center + (1 - alpha) * pi, pi):
-            priced = lattice.price(point, max_columns=max_new, deadline=deadline)
-            if priced is None:
+            proven = _lagrangian(lattice, point, deadline, max_new)
+            if proven is None:
                 return best, center
-            shift = min(0.0, priced.shift)
-            if row_deletion:
-                shift = min(shift, float(np.min(dele - point)))
-            bound = float(point @ counts) + n * shift
+            bound, feasible, priced = proven
             if bound > best:
-                best, center = bound, point + shift
+                best, center = bound, feasible
             if len(priced.rc) and priced.rc.min() < 0:
                 master.add(priced.members, priced.cost)
                 break

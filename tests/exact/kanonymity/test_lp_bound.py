@@ -1,13 +1,20 @@
 """The k-anonymity lower bound at scale (exact/kanonymity/lp_bound.py): every stage's prices are
 dual feasible, the bound never exceeds the exact optimum nor falls below the nearest-neighbour
-bound, and column generation reaches the LP relaxation on small instances."""
+bound, and column generation and the compact model reach the LP relaxation on small instances."""
 
 import numpy as np
 import pytest
 from anonratio.bench.registry import generate
 from anonratio.exact.kanonymity import set_partitioning, solve_cpsat, solve_highs
 from anonratio.exact.kanonymity.box_pricing import BoxLattice
-from anonratio.exact.kanonymity.lp_bound import Master, ascend, groups_of, lp_bound
+from anonratio.exact.kanonymity.compact_lp import MAX_PAIRS
+from anonratio.exact.kanonymity.lp_bound import (
+    BOUND_SOURCES,
+    Master,
+    ascend,
+    groups_of,
+    lp_bound,
+)
 from anonratio.instances import lower_bound, verify
 from anonratio.solvers.kanonymity.forest import forest
 from bruteforce import kanonymity_dual_feasible, kanonymity_full_lp, small_kanonymity_instances
@@ -25,16 +32,21 @@ instances = small_kanonymity_instances(8, deletion=True)
 @given(inst=instances)
 def test_bound_is_valid_and_its_prices_dual_feasible(inst):
     start = forest(inst).labels
-    out = lp_bound(inst, time_limit=30, starts=[start])
     counts = inst.unique_records[2]
-    assert out.value == pytest.approx(float(out.prices @ counts))
-    kanonymity_dual_feasible(inst, out.prices)
     opt = brute_force_opt(inst)
     nn = lower_bound(inst)[0]
-    assert nn - TOL <= out.value <= opt + TOL
-    assert set(out.stages) == {"nn-distance", "dual-ascent", "lp-lagrangian"}
-    assert out.source in out.stages and out.stages[out.source][0] == pytest.approx(out.value)
-    assert all(seconds >= 0 for _, seconds in out.stages.values())
+    stages = {  # the compact model (small tables), and column generation without it
+        MAX_PAIRS: {"nn-distance", "compact-lp"},
+        0: {"nn-distance", "dual-ascent", "lp-lagrangian"},
+    }
+    for max_pairs, expected in stages.items():
+        out = lp_bound(inst, time_limit=30, starts=[start], max_pairs=max_pairs)
+        assert out.value == pytest.approx(float(out.prices @ counts))
+        kanonymity_dual_feasible(inst, out.prices)
+        assert nn - TOL <= out.value <= opt + TOL
+        assert set(out.stages) == expected
+        assert out.source in out.stages and out.stages[out.source][0] == pytest.approx(out.value)
+        assert all(seconds >= 0 for _, seconds in out.stages.values())
 
 
 @SETTINGS
@@ -50,14 +62,24 @@ def test_ascent_and_cutting_planes_keep_prices_feasible(inst):
     assert rounds >= 1
 
 
-def test_column_generation_reaches_the_lp_relaxation():
+def test_column_generation_and_the_compact_model_reach_the_lp_relaxation():
     inst, _ = generate("kanon-categorical", seed=2, n=40, k=3)
-    out = lp_bound(inst, time_limit=120, starts=[forest(inst).labels])
+    out = lp_bound(inst, time_limit=120, starts=[forest(inst).labels], max_pairs=0)
     assert out.solved and out.source == "lp-lagrangian"
     assert out.value == pytest.approx(out.lp_value, rel=1e-5)
+    compact = lp_bound(inst, time_limit=120)
+    assert compact.solved and compact.source == "compact-lp"
+    assert compact.value == pytest.approx(out.value, rel=1e-6)
     opt = solve_cpsat(inst, time_limit=120, seed=0)
     assert opt.status == "optimal"
     assert out.stages["nn-distance"][0] < out.value <= verify(inst, opt).cost + TOL
+
+
+def test_a_compact_model_too_large_hands_over_to_column_generation():
+    inst, _ = generate("kanon-categorical", seed=2, n=40, k=3)
+    out = lp_bound(inst, time_limit=120, max_pairs=10)
+    assert out.stages["compact-lp"][0] is None
+    assert out.solved and out.source == "lp-lagrangian"
 
 
 def test_an_expired_time_limit_still_gives_the_nearest_neighbour_bound():
@@ -92,17 +114,18 @@ def test_exact_solvers_agree_with_the_lattice_bound(monkeypatch):
     b = solve_highs(inst, time_limit=120, seed=0)
     assert a.status == b.status == "optimal"
     assert verify(inst, a).cost == pytest.approx(verify(inst, b).cost)
-    assert a.info["lower_bound_source"] in ("nn-distance", "dual-ascent", "lp-lagrangian")
+    assert a.info["lower_bound_source"] in BOUND_SOURCES
     assert a.info["lp_bound"] <= verify(inst, a).cost + TOL
 
 
 @SETTINGS
 @given(inst=instances)
 def test_solved_relaxation_is_the_lp_over_every_group(inst):
-    out = lp_bound(inst, time_limit=30, starts=[forest(inst).labels])
     lp = kanonymity_full_lp(inst)
-    assert out.solved  # small instances: column generation ends
-    assert out.value == pytest.approx(lp, abs=1e-6)
+    for max_pairs in (MAX_PAIRS, 0):  # the compact model; column generation
+        out = lp_bound(inst, time_limit=30, starts=[forest(inst).labels], max_pairs=max_pairs)
+        assert out.solved  # small instances: either ends
+        assert out.value == pytest.approx(lp, abs=1e-6)
 
 
 def test_a_lattice_too_large_leaves_the_nearest_neighbour_bound(monkeypatch):
