@@ -10,6 +10,9 @@
   dual-ascent round over the generalization lattice and of one exact pricing sweep, and the
   bound after 10 ascent rounds from the nearest-neighbour prices (deterministic, so a change in
   it is a change in the code). Skipped when ``ANONRATIO_DATASETS`` is unset.
+- ``AdultSampleLP``: the LP relaxation of k-anonymity (k = 5) on seeded Adult samples of 100 and
+  200 records (the ``kanon-adult`` family, seed 0), solved whole by the compact box model and by
+  column generation, and its value. Skipped likewise.
 - ``AdultLocalSearch``: the best-known partition of Adult at k = 5 and 10 (``kanon-local-search``
   run to convergence: its cost, deterministic, and its CPU time). Skipped likewise.
 
@@ -145,3 +148,43 @@ class AdultLocalSearch(_AdultK):
         return float(self._run().objective)
 
     track_local_search_cost.unit = "cost"  # type: ignore[attr-defined]
+
+
+class AdultSampleLP:
+    """The LP relaxation on Adult samples (k = 5): the compact model against column generation."""
+
+    params = [100, 200]
+    param_names = ["records"]
+    timer = time.process_time
+    timeout = 900
+    number = 1
+    repeat = (1, 3, 300.0)
+
+    def setup(self, records: int) -> None:
+        from anonratio.bench.registry import generate
+        from anonratio.exact.kanonymity.box_pricing import BoxLattice
+
+        if not os.environ.get("ANONRATIO_DATASETS"):
+            raise NotImplementedError("ANONRATIO_DATASETS unset: Adult is not available")
+        self.instance, _ = generate("kanon-adult", seed=0, n=records, k=5)
+        self.lattice = BoxLattice(self.instance)
+
+    def _compact(self) -> float:
+        from anonratio.exact.kanonymity.compact_lp import closed_boxes, compact_lp
+
+        solved = compact_lp(self.lattice, closed_boxes(self.lattice), deadline=float("inf"))
+        assert solved is not None
+        return solved[0]
+
+    def time_compact_lp(self, records: int) -> None:
+        self._compact()
+
+    def time_column_generation(self, records: int) -> None:
+        from anonratio.exact.kanonymity.lp_bound import lp_bound
+
+        lp_bound(self.instance, time_limit=3600.0, lattice=self.lattice, max_pairs=0)
+
+    def track_lp_value(self, records: int) -> float:
+        return self._compact()
+
+    track_lp_value.unit = "cost"  # type: ignore[attr-defined]
