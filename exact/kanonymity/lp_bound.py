@@ -45,10 +45,11 @@ BOUND_SOURCES = ("nn-distance", "compact-lp", "dual-ascent", "box-lp", "lp-lagra
 
 #: share of ``time_limit`` the compact model may take
 COMPACT_SHARE = 0.75
-#: (record, box) pairs of the compact model that HiGHS's simplex solves per second, at least
-#: (measured: Adult samples of 100, 200 and 300 records, 32k, 131k and 223k pairs, in 4, 27
-#: and 47 s on one core); a larger model for the time left is not tried
-COMPACT_PAIRS_PER_S = 4000
+#: the compact model's solve time grows about as (record, box) pairs ** 1.5: measured on Adult
+#: samples of 100, 200, 300 and 400 records (32k, 131k, 223k and 359k pairs) in 4, 27, 47-60
+#: and 174 s on one core. A model is tried when this estimate from (pairs, seconds) here, with
+#: 25 % to spare, fits in its time.
+COMPACT_REFERENCE = (131_519, 27.0)
 
 #: relative tolerance of "the bound meets the master's value"
 _RTOL = 1e-6
@@ -211,8 +212,8 @@ def lp_bound(
     1. ``nn-distance``: the nearest-neighbour prices (:func:`nn_prices`).
     1b. ``compact-lp``: when the table's closed boxes form at most ``max_pairs`` (record, box)
        pairs, the whole relaxation as one LP (:mod:`~anonratio.exact.kanonymity.compact_lp`)
-       in at most ``COMPACT_SHARE`` of the time, tried only when that time solves the model at
-       ``COMPACT_PAIRS_PER_S``. Its prices, checked over the lattice, solve the relaxation and
+       in at most ``COMPACT_SHARE`` of the time, tried only when that time solves the model by
+       ``COMPACT_REFERENCE``. Its prices, checked over the lattice, solve the relaxation and
        the run ends; else the stages below go on.
     2. ``dual-ascent``: :func:`ascend` from them (at most half of the time when column
        generation follows; else until a round gains less than ``rtol``).
@@ -316,11 +317,12 @@ def _compact(out, lattice, deadline, seed, max_pairs):
     """Stage 1b: the compact model's relaxation; True when it solved it (prices proven).
 
     Skipped (False) when the model has more pairs than ``max_pairs`` or than the time left
-    solves at :data:`COMPACT_PAIRS_PER_S`: a model that runs out of time leaves the later stages
+    solves by :data:`COMPACT_REFERENCE`: a model that runs out of time leaves the later stages
     only what remains.
     """
     t1 = perf_counter()
-    affordable = int(COMPACT_PAIRS_PER_S * max(0.0, deadline - t1))
+    pairs, seconds = COMPACT_REFERENCE
+    affordable = int(pairs * (max(0.0, deadline - t1) / (1.25 * seconds)) ** (2 / 3))
     found = closed_boxes(lattice, max_pairs=min(max_pairs, affordable), deadline=deadline)
     solved = (
         None

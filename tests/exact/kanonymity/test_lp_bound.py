@@ -75,7 +75,7 @@ def test_column_generation_and_the_compact_model_reach_the_lp_relaxation():
     assert out.stages["nn-distance"][0] < out.value <= verify(inst, opt).cost + TOL
 
 
-@pytest.mark.parametrize("limit", ["max_pairs", "pairs per second"])
+@pytest.mark.parametrize("limit", ["max_pairs", "time estimate"])
 def test_a_compact_model_too_large_hands_over_to_column_generation(limit, monkeypatch):
     from anonratio.exact.kanonymity import lp_bound as module
 
@@ -83,7 +83,7 @@ def test_a_compact_model_too_large_hands_over_to_column_generation(limit, monkey
     if limit == "max_pairs":
         out = lp_bound(inst, time_limit=120, max_pairs=10)
     else:  # the model would not fit in the time at this rate
-        monkeypatch.setattr(module, "COMPACT_PAIRS_PER_S", 0.01)
+        monkeypatch.setattr(module, "COMPACT_REFERENCE", (1, 1e6))
         out = lp_bound(inst, time_limit=120)
     assert out.stages["compact-lp"][0] is None
     assert out.solved and out.source == "lp-lagrangian"
