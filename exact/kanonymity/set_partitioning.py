@@ -4,8 +4,11 @@ The formulation (set partitioning over groups of ``k .. 2k − 1`` records) and 
 argument are in :mod:`anonratio.exact.kanonymity.columns`. The loop:
 
 0. *Start*: the incumbent is the cheaper of the hint (if any) and a greedy partition.
-1. *Bound*: column generation from the nearest-neighbour prices gives dual-feasible prices ``pi``
-   and the lower bound ``LB = pi·c`` (at most half of the time limit).
+1. *Bound*: the LP relaxation's dual-feasible prices ``pi`` and the lower bound ``LB = pi·c``
+   (at most half of the time limit), by :func:`~anonratio.exact.kanonymity.lp_bound.lp_bound`
+   (the compact box model when it is small, else column generation from the nearest-neighbour
+   prices) or, below ``LATTICE_MIN_UNIQUE`` unique records, by column generation over groups
+   enumerated from representatives.
 2. *Rounds*: enumerate every group with reduced cost ``rc_G <= Delta`` (box by box over the
    lattice, :mod:`~anonratio.exact.kanonymity.box_enumeration`, when step 1 priced over it; else
    from representatives), plus the incumbent's groups; solve that set-partitioning program with
