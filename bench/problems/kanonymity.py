@@ -404,7 +404,8 @@ ALGORITHMS = (
         guarantee=_forest_guarantee,
         guarantee_text="max(2k-1, 3k-5) (inherited from FOREST, its start); reports a proven "
         "lower bound",
-        source="local search from FOREST, then nearest-neighbour prices, dual ascent and column "
+        source="local search from FOREST, then nearest-neighbour prices and the LP relaxation: "
+        "on small tables solved whole as a compact box model, else dual ascent and column "
         "generation or cutting planes over the generalization lattice "
         "(anonratio.exact.kanonymity.lp_bound), then regions of up to 8 groups re-solved by "
         "CP-SAT, largest reduced cost first (anonratio.exact.kanonymity.region_search)",

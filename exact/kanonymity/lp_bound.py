@@ -1,4 +1,5 @@
-"""A lower bound for k-anonymity at the scale of real tables: dual ascent and column generation.
+"""A lower bound for k-anonymity at the scale of real tables: the compact LP on small tables, dual
+ascent and column generation or cutting planes.
 
 The set-partitioning relaxation (:mod:`anonratio.exact.kanonymity.columns`) over groups of at
 least ``k`` copies of the ``u`` unique records::
