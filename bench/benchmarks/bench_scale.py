@@ -74,22 +74,32 @@ class AdultAnonymize:
         anonratio.anonymize(self.data, list(ADULT_QI), k, hierarchies=self.folder)
 
 
-def _adult(k: int) -> KAnonymityInstance:
-    """Adult (8 QIs, generalization) at ``k``; asv skips the benchmark without the datasets."""
+def _need_adult() -> None:
+    """asv skips the benchmark (NotImplementedError) without the datasets."""
     if not os.environ.get("ANONRATIO_DATASETS"):
         raise NotImplementedError("ANONRATIO_DATASETS unset: Adult is not available")
+
+
+def _adult(k: int) -> KAnonymityInstance:
+    """Adult (8 QIs, generalization) at ``k``; asv skips the benchmark without the datasets."""
+    _need_adult()
     return KAnonymityInstance(load_adult(), k, "generalization")
 
 
-class _AdultK:
-    """Adult (generalization, 8 QIs) at k = 5 and 10, one run per sample (CPU time)."""
+class _OneRunPerSample:
+    """CPU time, one run per sample, up to three samples within 300 s."""
 
-    params = [5, 10]
-    param_names = ["k"]
     timer = time.process_time
     timeout = 900
     number = 1
     repeat = (1, 3, 300.0)
+
+
+class _AdultK(_OneRunPerSample):
+    """Adult (generalization, 8 QIs) at k = 5 and 10."""
+
+    params = [5, 10]
+    param_names = ["k"]
 
     def setup(self, k: int) -> None:
         self.instance = _adult(k)
@@ -150,22 +160,17 @@ class AdultLocalSearch(_AdultK):
     track_local_search_cost.unit = "cost"  # type: ignore[attr-defined]
 
 
-class AdultSampleLP:
+class AdultSampleLP(_OneRunPerSample):
     """The LP relaxation on Adult samples (k = 5): the compact model against column generation."""
 
     params = [100, 200]
     param_names = ["records"]
-    timer = time.process_time
-    timeout = 900
-    number = 1
-    repeat = (1, 3, 300.0)
 
     def setup(self, records: int) -> None:
         from anonratio.bench.registry import generate
         from anonratio.exact.kanonymity.box_pricing import BoxLattice
 
-        if not os.environ.get("ANONRATIO_DATASETS"):
-            raise NotImplementedError("ANONRATIO_DATASETS unset: Adult is not available")
+        _need_adult()
         self.instance, _ = generate("kanon-adult", seed=0, n=records, k=5)
         self.lattice = BoxLattice(self.instance)
 

@@ -100,7 +100,7 @@ def closed_boxes(
         kept = np.flatnonzero(keep)
         new_id = np.full(len(start), -1)
         new_id[kept] = n_boxes + np.arange(len(kept))
-        box_of = new_id[np.searchsorted(start, np.arange(len(ids)), side="right") - 1]
+        box_of = new_id[sorted_ids]  # factorized ids: the j-th run of sorted_ids is box j
         inside = box_of >= 0
         records.append(order[inside])
         boxes.append(box_of[inside])
