@@ -406,9 +406,10 @@ ALGORITHMS = (
         "lower bound",
         source="local search from FOREST, then nearest-neighbour prices and the LP relaxation: "
         "on small tables solved whole as a compact box model, else dual ascent and column "
-        "generation or cutting planes over the generalization lattice "
-        "(anonratio.exact.kanonymity.lp_bound), then regions of up to 8 groups re-solved by "
-        "CP-SAT, largest reduced cost first (anonratio.exact.kanonymity.region_search)",
+        "generation or cutting planes over the generalization lattice, then subset-row cuts "
+        "on small tables (anonratio.exact.kanonymity.lp_bound), then regions of up to 8 "
+        "groups re-solved by CP-SAT, largest reduced cost first "
+        "(anonratio.exact.kanonymity.region_search)",
         complexity="local search, then O(n_L u log u) per ascent round, pricing sweep or box "
         "sweep (n_L lattice nodes, u unique records) and an LP per round, then one exact "
         "solve of at most 8 (2k - 1) records per region",

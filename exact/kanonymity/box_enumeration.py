@@ -22,6 +22,7 @@ Cost: one sort per lattice node swept plus the output, ``O(N_L u log u + groups 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from time import perf_counter
 
 import numpy as np
@@ -44,6 +45,7 @@ def box_groups(
     *,
     max_columns: int = 1_000_000,
     deadline: float | None = None,
+    penalty: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, bool]:
     """Every group of ``k .. 2k − 1`` copies with reduced cost ``<= threshold`` at ``y``.
 
@@ -60,13 +62,19 @@ def box_groups(
         Groups found at most; past it the enumeration stops and reports it.
     deadline : float, optional
         A ``perf_counter`` reading.
+    penalty : callable, optional
+        A cost added to each group's reduced cost: ``penalty(members)`` for groups given as
+        rows of unique-record ids (repeats for copies), ``>= 0`` and never smaller for a
+        group than for any of its subsets (the subset-row cuts' prices,
+        :meth:`~anonratio.exact.kanonymity.subset_row.SubsetRowCuts.penalty`). Partial groups
+        are pruned by their penalty too.
 
     Returns
     -------
     members : ndarray of int64, shape (N, 2k − 1)
         The groups, ascending unique-record ids with repeats for copies, padded with -1, unique.
     rc : ndarray, shape (N,)
-        Their exact reduced costs.
+        Their exact reduced costs (``penalty`` included).
     exhaustive : bool
         False when ``max_columns`` stopped the enumeration (``members`` then holds part of the
         groups).
@@ -97,12 +105,12 @@ def box_groups(
         if not len(box.start):
             continue
         copies = _box_copies(box, order, perm, cs, ys, float(p))
-        for groups in _grow(copies, k, width, thr):
+        for groups in _grow(copies, k, width, thr, penalty):
             found.append(groups)
             n_found += len(groups)
             if n_found > max_columns:
-                return _finish(lattice, y, found, width, thr, exhaustive=False)
-    return _finish(lattice, y, found, width, thr, exhaustive=True)
+                return _finish(lattice, y, found, width, thr, penalty, exhaustive=False)
+    return _finish(lattice, y, found, width, thr, penalty, exhaustive=True)
 
 
 def _box_copies(box, order, perm, cs, ys, p):
@@ -120,14 +128,14 @@ def _box_copies(box, order, perm, cs, ys, p):
     return rec, w, cbox, first, end
 
 
-def _grow(copies, k, width, thr):
+def _grow(copies, k, width, thr, penalty=None):
     """Yield the groups (member rows) of ``rc <= thr`` among the copies, size by size.
 
     A partial group is its members and the position ``last`` of its last copy; a child adds a
     copy at ``q > last`` (a record's later copies only right after its earlier one, so each
     multiset is grown once). With ``w`` increasing in a box, the cheapest completion of a child
     to ``k`` copies takes the next copies after ``q``; extra copies beyond ``k`` add at least
-    ``min(0, w_q)`` each.
+    ``min(0, w_q)`` each. A ``penalty`` (monotone in the group) adds the partial group's own.
     """
     rec, w, cbox, first, end = copies
     n = len(w)
@@ -137,9 +145,10 @@ def _grow(copies, k, width, thr):
     last = np.flatnonzero(first)
     total = w[last]
     members = rec[last][:, None]
+    pen = 0.0 if penalty is None else np.zeros(len(last))  # one copy meets no cut twice
     for s in range(1, width + 1):
         if s >= k:
-            keep = total <= thr
+            keep = total + pen <= thr
             yield members[keep]
         if s == width:
             return
@@ -150,7 +159,7 @@ def _grow(copies, k, width, thr):
         extra = (width - max(s + 1, k)) * np.minimum(0.0, w)
         least = np.minimum(w + tail + extra, big / 2)
         key = cbox * big + least  # sorted: by box, then increasing within a box
-        hi = np.searchsorted(key, cbox[last] * big + (thr - total), side="right")
+        hi = np.searchsorted(key, cbox[last] * big + (thr - total - pen), side="right")
         lo = last + 1
         n_kids = np.maximum(0, np.minimum(hi, end[last]) - lo)
         if not n_kids.sum():
@@ -161,15 +170,22 @@ def _grow(copies, k, width, thr):
         ok = first[q] | (q == last[parent] + 1)
         parent, q = parent[ok], q[ok]
         members = np.column_stack([members[parent], rec[q]])
+        least_child = total[parent] + least[q]
         total, last = total[parent] + w[q], q
+        if penalty is not None:
+            pen = penalty(members)
+            keep = least_child + pen <= thr
+            members, total, last, pen = members[keep], total[keep], last[keep], pen[keep]
 
 
-def _finish(lattice, y, found, width, thr, *, exhaustive):
+def _finish(lattice, y, found, width, thr, penalty, *, exhaustive):
     """Unique padded rows with their exact reduced costs ``<= thr``."""
     rows = [np.pad(g, ((0, 0), (0, width - g.shape[1])), constant_values=-1) for g in found]
     if not rows:
         return np.zeros((0, width), np.int64), np.zeros(0), exhaustive
     members = np.unique(_canonical_rows(np.concatenate(rows)), axis=0)
     rc = lattice.cost(members) - np.where(members >= 0, y[np.maximum(members, 0)], 0.0).sum(1)
+    if penalty is not None:
+        rc = rc + penalty(members)
     keep = rc <= thr
     return members[keep], rc[keep], exhaustive

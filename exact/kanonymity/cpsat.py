@@ -17,6 +17,9 @@ from ortools.sat.python import cp_model
 
 __all__ = ["solve_cpsat"]
 
+#: the reduced-cost budget's integer coefficients count this many parts of an objective unit
+BUDGET_SCALE = 1000
+
 
 def _cpsat_parameters(threads):
     """Search workers for set partitioning: LP-heavy ones prove the bound.
@@ -65,6 +68,21 @@ def _sp_cpsat(task):
     if task.ub is not None:
         model.add(objective <= math.floor(task.ub + 1e-6))
     model.minimize(objective)
+
+    # Valid rows of every partition within the bounds: the subset-row cuts, and the reduced-cost
+    # budget with coefficients rounded down (in 1/BUDGET_SCALE objective units).
+    if task.cuts is not None:
+        rows, rhs = task.cuts
+        for r in range(rows.shape[0]):
+            lo, hi = rows.indptr[r], rows.indptr[r + 1]
+            terms = [z[g] for g in rows.indices[lo:hi]]
+            model.add(lin.weighted_sum(terms, rows.data[lo:hi].astype(int).tolist()) <= int(rhs[r]))
+    if task.budget is not None:
+        rc, rc_del, room = task.budget
+        spent = lin.weighted_sum(z, np.floor(rc * BUDGET_SCALE).astype(int).tolist())
+        if rc_del is not None:
+            spent += lin.weighted_sum(dele, np.floor(rc_del * BUDGET_SCALE).astype(int).tolist())
+        model.add(spent <= math.floor(room * BUDGET_SCALE + 1e-6 * max(1.0, abs(task.lb))))
 
     # Start from the incumbent, if any.
     if task.hint_z is not None:
@@ -131,7 +149,8 @@ def solve_cpsat(
     -------
     Solution
         ``algorithm="kanon-cpsat"``; ``info`` holds ``n_variables``, ``n_constraints`` (last round),
-        ``n_unique``, ``n_columns``, ``nn_bound``, ``lp_bound`` (the column-generation bound),
+        ``n_unique``, ``n_columns``, ``nn_bound``, ``lp_bound`` (the bound phase's: the LP
+        relaxation's, or above it with ``subset_row_cuts`` cuts), ``lower_bound_source``,
         ``start_cost``, ``rounds``, ``time_bound`` and CP-SAT statistics. ``status`` is
         ``memory_limit`` when the instance has too many unique records for the pairwise tables
         (then the hint, if any, comes back with the nearest-neighbour bound).

@@ -61,6 +61,23 @@ def _sp_pulp(task, solver):
         ub = math.floor(task.ub + 1e-6) if d.integral else task.ub * (1 + 1e-9)
         prob += pulp.LpAffineExpression(terms) <= ub, "objective_upper_bound"
 
+    # Valid rows of every partition within the bounds: the subset-row cuts, and the reduced-cost
+    # budget.
+    if task.cuts is not None:
+        rows, rhs = task.cuts
+        for r in range(rows.shape[0]):
+            lo, hi = rows.indptr[r], rows.indptr[r + 1]
+            coef = zip(rows.indices[lo:hi], rows.data[lo:hi], strict=True)
+            terms = [(z[g], float(v)) for g, v in coef]
+            prob += pulp.LpAffineExpression(terms) <= float(rhs[r]), f"subset_row_{r}"
+    if task.budget is not None:
+        rc, rc_del, room = task.budget
+        terms = [(v, float(c)) for v, c in zip(z, rc, strict=True)]
+        if dele is not None:
+            terms += [(v, float(c)) for v, c in zip(dele, rc_del, strict=True)]
+        slack = 1e-6 * max(1.0, abs(task.lb))
+        prob += pulp.LpAffineExpression(terms) <= room + slack, "reduced_cost_budget"
+
     # MIP start from the incumbent, if any.
     start = task.hint_z is not None
     if start:

@@ -36,13 +36,16 @@ import numpy as np
 from anonratio.exact.kanonymity.box_lp import ascend, box_lp
 from anonratio.exact.kanonymity.box_pricing import MAX_LATTICE_NODES, BoxLattice, lattice_nodes
 from anonratio.exact.kanonymity.compact_lp import MAX_PAIRS, closed_boxes, compact_lp
+from anonratio.exact.kanonymity.subset_row import SubsetRowBound, subset_row_bound
 from anonratio.instances import KAnonymityInstance
 from anonratio.instances.kanonymity.instance import nn_prices
 
 __all__ = ["BOUND_SOURCES", "LPBound", "Master", "lp_bound", "nn_bound", "groups_of"]
 
 #: the names a bound's ``source`` takes, weakest stage first
-BOUND_SOURCES = ("nn-distance", "compact-lp", "dual-ascent", "box-lp", "lp-lagrangian")
+BOUND_SOURCES = (
+    "nn-distance", "compact-lp", "dual-ascent", "box-lp", "lp-lagrangian", "subset-row",
+)  # fmt: skip
 
 #: share of ``time_limit`` the compact model may take
 COMPACT_SHARE = 0.75
@@ -63,18 +66,22 @@ class LPBound:
     Attributes
     ----------
     value : float
-        The best valid lower bound (the larger of the nearest-neighbour bound and the best
-        Lagrangian bound).
+        The best valid lower bound (the largest of the nearest-neighbour bound, the best
+        Lagrangian bound and the subset-row bound).
     source : str
-        ``"nn-distance"``, ``"compact-lp"``, ``"dual-ascent"``, ``"box-lp"`` or
-        ``"lp-lagrangian"``: which bound won.
+        One of :data:`BOUND_SOURCES`: which bound won.
     prices : ndarray, shape (u,)
-        Dual-feasible prices per copy of each unique record with ``prices @ counts == value``.
+        Dual-feasible prices per copy of each unique record, the best of the relaxation's
+        stages: ``prices @ counts == value`` unless ``source == "subset-row"``.
     stages : dict
         Stage name -> ``(bound, seconds)`` for each stage run (``"nn-distance"``, then
         ``"compact-lp"`` on small tables, then ``"dual-ascent"`` and ``"lp-lagrangian"`` or
-        ``"box-lp"`` unless the compact model solved the relaxation; ``(None, seconds)`` for a
-        compact model too large or out of time).
+        ``"box-lp"`` unless the compact model solved the relaxation, then ``"subset-row"`` once
+        the relaxation is solved; ``(None, seconds)`` for a compact model too large or out of
+        time).
+    subset_row : SubsetRowBound or None
+        The subset-row stage's result: its prices and cuts price every group (the exact
+        rounds enumerate with them when it won).
     lp_value : float or None
         The last restricted master's value (an upper bound on the LP relaxation).
     solved : bool
@@ -101,6 +108,7 @@ class LPBound:
     box_rounds: int = 0
     history: list = field(default_factory=list)
     master: Master | None = None
+    subset_row: SubsetRowBound | None = None
 
 
 class Master:
@@ -207,6 +215,7 @@ def lp_bound(
     rtol: float = 1e-4,
     progress: Callable[[float, np.ndarray, str], None] | None = None,
     max_pairs: int = MAX_PAIRS,
+    cuts: bool = True,
 ) -> LPBound:
     """The best lower bound the stages prove within ``time_limit`` seconds.
 
@@ -214,14 +223,17 @@ def lp_bound(
     1b. ``compact-lp``: when the table's closed boxes form at most ``max_pairs`` (record, box)
        pairs, the whole relaxation as one LP (:mod:`~anonratio.exact.kanonymity.compact_lp`)
        in at most ``COMPACT_SHARE`` of the time, tried only when that time solves the model by
-       ``COMPACT_REFERENCE``. Its prices, checked over the lattice, solve the relaxation and
-       the run ends; else the stages below go on.
+       ``COMPACT_REFERENCE``. When its prices, checked over the lattice, solve the relaxation
+       the run goes on to stage 4; else to stage 2.
     2. ``dual-ascent``: :func:`ascend` from them (at most half of the time when column
        generation follows; else until a round gains less than ``rtol``).
     3. ``lp-lagrangian``: column generation around the ascent's prices, when the instance has at
        most ``max_master`` unique records; above that a master over single groups converges too
        slowly to pay, and ``box-lp`` takes over: cutting planes over whole generalization boxes
        (:func:`~anonratio.exact.kanonymity.box_lp.box_lp`).
+    4. ``subset-row``: once the relaxation is solved (on a table small enough for column
+       generation), subset-row cuts raise the bound in the time left
+       (:mod:`~anonratio.exact.kanonymity.subset_row`).
 
     Every stage's prices are dual feasible, so the bound is valid whenever the time runs out.
     A lattice of more than :data:`~anonratio.exact.kanonymity.box_pricing.MAX_LATTICE_NODES`
@@ -250,6 +262,8 @@ def lp_bound(
         use them before the run ends.
     max_pairs : int
         Largest compact model (record-box pairs) stage 1b builds; 0 skips it.
+    cuts : bool
+        Run stage 4.
 
     Returns
     -------
@@ -272,8 +286,7 @@ def lp_bound(
     if use_master and max_pairs > 0 and _compact(out, lattice, share, seed, max_pairs):
         if progress is not None:
             progress(out.value, out.prices.copy(), out.source)
-        out.history.append((perf_counter() - t0, out.value, out.lp_value))
-        return out
+        return _cut(out, lattice, deadline, seed, t0, cuts)
     t1 = perf_counter()
     mid = t1 + (deadline - t1) / 2 if use_master else deadline  # the ascent converges first
     up, rounds = ascend(
@@ -302,6 +315,17 @@ def lp_bound(
         _offer(out, best, center, "lp-lagrangian", perf_counter() - t2)
         if progress is not None and out.source == "lp-lagrangian":
             progress(out.value, out.prices.copy(), out.source)
+    return _cut(out, lattice, deadline, seed, t0, cuts and use_master)
+
+
+def _cut(out, lattice, deadline, seed, t0, cuts):
+    """Stage 4 on a solved relaxation while time is left; the history's last entry."""
+    if cuts and out.solved and perf_counter() < deadline:
+        t1 = perf_counter()
+        found = subset_row_bound(lattice, out.prices, out.value, deadline=deadline, seed=seed)
+        out.stages["subset-row"] = (found.value, perf_counter() - t1)
+        if found.value > out.value:
+            out.value, out.source, out.subset_row = found.value, "subset-row", found
     out.history.append((perf_counter() - t0, out.value, out.lp_value))
     return out
 

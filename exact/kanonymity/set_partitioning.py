@@ -7,8 +7,9 @@ argument are in :mod:`anonratio.exact.kanonymity.columns`. The loop:
 1. *Bound*: the LP relaxation's dual-feasible prices ``pi`` and the lower bound ``LB = pi·c``
    (at most half of the time limit), by :func:`~anonratio.exact.kanonymity.lp_bound.lp_bound`
    (the compact box model when it is small, else column generation from the nearest-neighbour
-   prices) or, below ``LATTICE_MIN_UNIQUE`` unique records, by column generation over groups
-   enumerated from representatives.
+   prices; then subset-row cuts, whose prices join ``pi`` in every reduced cost) or, below
+   ``LATTICE_MIN_UNIQUE`` unique records, by column generation over groups enumerated from
+   representatives.
 2. *Rounds*: enumerate every group with reduced cost ``rc_G <= Delta`` (box by box over the
    lattice, :mod:`~anonratio.exact.kanonymity.box_enumeration`, when step 1 priced over it; else
    from representatives), plus the incumbent's groups; solve that set-partitioning program with
@@ -19,7 +20,9 @@ argument are in :mod:`anonratio.exact.kanonymity.columns`. The loop:
    doubles ``Delta`` (or, when the rounds already cover every partition of cost ``<= upper_bound``,
    proves there is none). Rounds start at ``Delta = 1`` (one cost unit): small rounds are cheap,
    and the LP bound is usually close. Too many groups (``max_columns``) halve ``Delta`` for that
-   round.
+   round. With the lattice's prices each round's program also holds the subset-row cuts over its
+   groups and the reduced-cost budget ``rc·z <= U − D`` (``D`` the prices' dual objective): both
+   hold for every partition of cost at most ``U`` (:func:`_valid_rows`).
 3. When the time runs out, the best partition found (a hint counts) is returned with the best
    proven bound: ``min(round bound, LB + Delta)`` and never below ``LB``.
 """
@@ -46,7 +49,16 @@ from anonratio.exact.kanonymity.columns import (
     initial_pool,
     prepare,
 )
+from anonratio.exact.kanonymity.incumbents import (
+    Incumbent,
+    decode,
+    greedy_incumbent,
+    group_cost,
+    hint_incumbent,
+    nn_groups,
+)
 from anonratio.exact.kanonymity.lp_bound import lp_bound
+from anonratio.exact.kanonymity.subset_row import SubsetRowCuts
 from anonratio.exact.options import check_hint_labels, check_upper_bound
 from anonratio.exact.run import RunResult, check_run_options
 from anonratio.instances import KAnonymityInstance, Solution, lower_bound, verify
@@ -59,128 +71,9 @@ MAX_LATTICE_WORK = 5e7
 LATTICE_MIN_UNIQUE = 100
 
 __all__ = [
-    "Incumbent",
     "SPTask",
-    "decode",
-    "greedy_incumbent",
-    "hint_incumbent",
-    "nn_groups",
     "solve_by_columns",
 ]
-
-
-# ---------------------------------------------------------------------------------------------
-# incumbents: hints, a greedy start, decoded solutions
-# ---------------------------------------------------------------------------------------------
-@dataclass
-class Incumbent:
-    """A partition as groups used ``z`` times plus deleted copies; ``cost`` in objective units."""
-
-    columns: Columns
-    z: np.ndarray
-    dele: np.ndarray
-    cost: float
-
-
-def _group_cost(d, members):
-    """Cost (objective units) of groups given as padded member rows."""
-    rep = members[:, 0]
-    lev = np.zeros((len(members), d.levels.shape[2]), dtype=np.int8)
-    for c in range(members.shape[1]):
-        i = members[:, c]
-        lev = np.where((i >= 0)[:, None], np.maximum(lev, d.levels[rep, np.maximum(i, 0)]), lev)
-    return (members >= 0).sum(axis=1) * (lev @ d.a)
-
-
-def _incumbent(d, groups):
-    """An incumbent from groups given as arrays of unique-record ids (with repeats); groups above
-    ``2k − 1`` copies are cut into pieces of ``k .. 2k − 1`` (never dearer: levels only drop in a
-    subset); copies in no group are deleted."""
-    rows = []
-    for members in groups:
-        for piece in np.array_split(np.sort(members), len(members) // d.k):
-            row = np.full(d.width, -1, dtype=np.int64)
-            row[: len(piece)] = piece
-            rows.append(row)
-    rows = np.array(rows, dtype=np.int64).reshape(-1, d.width)
-    mem, z = np.unique(rows, axis=0, return_counts=True)
-    cols = Columns(mem, _group_cost(d, mem))
-    used = np.repeat(mem, z, axis=0).reshape(-1)
-    dele = d.counts - np.bincount(used[used >= 0], minlength=d.u)
-    return Incumbent(cols, z, dele, float(cols.cost @ z + d.del_coef * dele.sum()))
-
-
-def hint_incumbent(d: KAnonData, labels: np.ndarray) -> Incumbent:
-    """The incumbent of a feasible labelling (label -1: deleted)."""
-    inverse = np.empty(d.instance.n, dtype=np.int64)
-    for i, r in enumerate(d.records):
-        inverse[r] = i
-    keep = np.flatnonzero(labels >= 0)
-    order = keep[np.argsort(labels[keep], kind="stable")]
-    cuts = np.flatnonzero(np.diff(labels[order])) + 1
-    return _incumbent(d, [inverse[g] for g in np.split(order, cuts)] if len(keep) else [])
-
-
-def _nearest_first(d, i, left):
-    """Unique records with copies left, nearest to ``i`` first (``i`` itself first of all)."""
-    dist = d.levels[i] @ d.a
-    dist[i] = -1.0
-    cand = np.argsort(dist, kind="stable")
-    return cand[left[cand] > 0]
-
-
-def _fill(cand, left, k):
-    """Copies taken from ``cand`` in order until there are ``k``: ``(records, copies)``."""
-    before = np.cumsum(left[cand]) - left[cand]
-    take = np.clip(k - before, 0, left[cand])
-    return cand[take > 0], take[take > 0]
-
-
-def greedy_incumbent(d: KAnonData, deadline: float | None = None) -> Incumbent | None:
-    """A quick feasible partition: records in increasing order of their nearest-neighbour price
-    (tight neighbourhoods first) each gather their nearest remaining copies into a group of
-    ``k``; the last fewer than ``k`` copies join the group of the record nearest to them.
-    ``O(n u (m + log u) / k)``; None when ``deadline`` passes first."""
-    left, groups, first = d.counts.copy(), [], []
-    for i in np.argsort(d.nn, kind="stable"):
-        if deadline is not None and perf_counter() > deadline:
-            return None
-        while left[i] > 0 and left.sum() >= d.k:
-            rec, take = _fill(_nearest_first(d, i, left), left, d.k)
-            left[rec] -= take
-            groups.append(np.repeat(rec, take))
-            first.append(i)
-    for j in np.flatnonzero(left):  # fewer than k copies remain
-        g = int(np.argmin(d.levels[j][first] @ d.a))
-        groups[g] = np.concatenate([groups[g], np.full(left[j], j)])
-    return _incumbent(d, groups)
-
-
-def nn_groups(d: KAnonData) -> Columns:
-    """For every unique record, the group of ``k`` copies nearest to it (starting columns)."""
-    rows = []
-    for i in range(d.u):
-        rec, take = _fill(_nearest_first(d, i, d.counts), d.counts, d.k)
-        row = np.full(d.width, -1, dtype=np.int64)
-        row[: d.k] = np.sort(np.repeat(rec, take))
-        rows.append(row)
-    mem = np.unique(np.array(rows, dtype=np.int64).reshape(-1, d.width), axis=0)
-    return Columns(mem, _group_cost(d, mem))
-
-
-def decode(d: KAnonData, inc: Incumbent) -> np.ndarray:
-    """Labels of an incumbent: group ``g`` gets label ``g``; deleted copies get ``-1``."""
-    labels = np.full(d.instance.n, -1, dtype=np.int64)
-    nxt = np.zeros(d.u, dtype=np.int64)
-    g = 0
-    for row, times in zip(inc.columns.members, inc.z, strict=True):
-        members = row[row >= 0]
-        for _ in range(int(round(times))):
-            for i in members:
-                labels[d.records[i][nxt[i]]] = g
-                nxt[i] += 1
-            g += 1
-    return labels
 
 
 @dataclass
@@ -190,7 +83,10 @@ class SPTask:
     The builder minimizes ``cost @ z + del_coef * sum(dele)`` subject to
     ``incidence @ z + dele == counts`` (``dele`` only with row deletion), ``0 <= z <= zmax``,
     ``lb <= objective`` and ``objective <= ub`` (when given), starting from ``hint_z`` /
-    ``hint_del`` (when given), and returns ``(RunResult, z, dele)``.
+    ``hint_del`` (when given), and returns ``(RunResult, z, dele)``. Two families of rows hold
+    for every partition of cost ``<= ub`` and tighten the model: ``cuts = (rows, rhs)``,
+    subset-row cuts ``rows @ z <= rhs``, and ``budget = (rc, rc_del, room)``, the reduced-cost
+    budget ``rc @ z [+ rc_del @ dele] <= room`` (see :func:`_valid_rows`).
     """
 
     data: KAnonData
@@ -204,6 +100,8 @@ class SPTask:
     time_limit: float
     seed: int
     threads: int
+    cuts: tuple[sp.csr_matrix, np.ndarray] | None = None
+    budget: tuple[np.ndarray, np.ndarray | None, float] | None = None
 
 
 def _solve_iv(instance, time_limit, seed, threads, hint, upper_bound):
@@ -237,6 +135,8 @@ class _Loop:
     too_big: float = np.inf  # the smallest delta known to give too many groups
     run: RunResult | None = None  # the last round's solver run
     lattice: BoxLattice | None = None  # the rounds enumerate box by box when set
+    cuts: SubsetRowCuts | None = None  # priced subset-row cuts: part of every reduced cost
+    dual: float | None = None  # the prices' dual objective (the bound before its shift)
 
 
 def _granularity(d):
@@ -329,6 +229,11 @@ def _bound_phase(d, st, *, t0, time_limit):
             lattice=lattice, max_master=d.u,
         )  # fmt: skip
         center, base = d.scale * found.prices, d.scale * found.value
+        if found.source == "subset-row":  # the cuts' prices are part of every reduced cost
+            st.cuts = found.subset_row.cuts
+            center = d.scale * found.subset_row.prices
+            st.info["subset_row_cuts"] = len(st.cuts)
+        st.dual = float(center @ d.counts) - d.scale * (0 if st.cuts is None else st.cuts.dual)
         st.bound = roundup(max(base, d.lb_nn))
         st.info.update(
             lp_bound=found.value, nn_bound=d.lb_nn / d.scale, rounds=0,
@@ -382,6 +287,7 @@ def _rounds(d, st, sp_solve, center, base, *, deadline, seed, threads, max_colum
             None if st.inc is None else _hint_on(cols, st.inc),
             None if st.inc is None else st.inc.dele,
             max(1e-3, deadline - perf_counter()), seed, threads,
+            *_valid_rows(d, st, cols, a, center, st.limit),
         )  # fmt: skip
         st.run, z, dele = sp_solve(task)
         st.info.update(n_columns=len(cols), delta=st.delta / d.scale)
@@ -391,6 +297,28 @@ def _rounds(d, st, sp_solve, center, base, *, deadline, seed, threads, max_colum
         if st.status is None and st.delta >= st.too_big:  # the next round: too many groups
             st.status = "feasible" if st.inc is not None else "error"
             st.info["reason"] = f"group enumeration capped at max_columns={max_columns}"
+
+
+def _valid_rows(d, st, cols, a, center, ub):
+    """The subset-row cuts over the round's groups, and the reduced-cost budget.
+
+    For any prices ``y`` (``center``, in objective units) and cut prices ``sigma >= 0``, a
+    partition's cost is ``D + rc @ z + rc_del @ dele + sigma @ (rhs − rows @ z)``, with ``D`` the
+    dual objective ``st.dual`` and ``rc`` the groups' reduced costs (cut penalties included); the
+    cuts hold for every partition, so ``rc @ z + rc_del @ dele <= ub − D``. Only with the
+    lattice's prices (``st.dual``) and an upper limit ``ub``.
+    """
+    if st.dual is None or ub is None:
+        return None, None
+    rc = cols.cost - a.T @ center
+    cuts = None
+    if st.cuts is not None:
+        rc = rc + d.scale * st.cuts.penalty(cols.members)
+        rows = st.cuts.coefficients(cols.members).T.tocsr()
+        used = np.diff(rows.indptr) > 0
+        cuts = (rows[used], st.cuts.rhs[used])
+    rc_del = d.del_coef - center if d.instance.row_deletion else None
+    return cuts, (rc, rc_del, ub - st.dual)
 
 
 def _enumerate(d, st, center, max_columns, deadline):
@@ -403,9 +331,9 @@ def _enumerate(d, st, center, max_columns, deadline):
         return cols, complete
     members, _, complete = box_groups(
         st.lattice, center / d.scale, st.delta / d.scale, max_columns=max_columns,
-        deadline=deadline,
+        deadline=deadline, penalty=None if st.cuts is None else st.cuts.penalty,
     )  # fmt: skip
-    return Columns(members, _group_cost(d, members)), complete
+    return Columns(members, group_cost(d, members)), complete
 
 
 def _take_solution(d, st, cols, z, dele):

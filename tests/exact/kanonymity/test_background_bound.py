@@ -31,7 +31,8 @@ def test_the_child_proves_what_lp_bound_proves_here_and_reports_on_the_way():
         reported = bg.poll()
     assert note is None and here.solved and bound.solved
     assert bound.value == pytest.approx(here.value, rel=1e-6)
-    assert bound.source == here.source == "compact-lp"
+    assert bound.source == here.source
+    assert here.stages["compact-lp"][0] == pytest.approx(here.lp_value, rel=1e-6)
     _assert_dual_feasible(inst, bound.prices)
     assert reported is not None  # the reports are still there to take after the end
     counts = inst.unique_records[2]

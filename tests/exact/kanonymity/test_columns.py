@@ -13,13 +13,13 @@ from anonratio.exact.kanonymity.columns import (
     prepare,
 )
 from anonratio.exact.kanonymity.cpsat import _sp_cpsat
-from anonratio.exact.kanonymity.set_partitioning import (
+from anonratio.exact.kanonymity.incumbents import (
     decode,
     greedy_incumbent,
     hint_incumbent,
     nn_groups,
-    solve_by_columns,
 )
+from anonratio.exact.kanonymity.set_partitioning import solve_by_columns
 from anonratio.instances import lower_bound, verify
 from anonratio.instances.kanonymity.instance import group_levels
 from hypothesis import given, settings
