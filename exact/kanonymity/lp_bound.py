@@ -324,7 +324,7 @@ def _cut(out, lattice, deadline, seed, t0, cuts):
         t1 = perf_counter()
         found = subset_row_bound(lattice, out.prices, out.value, deadline=deadline, seed=seed)
         out.stages["subset-row"] = (found.value, perf_counter() - t1)
-        if found.value > out.value:
+        if found.value > out.value + _RTOL * max(1.0, abs(out.value)):  # a gain, not rounding
             out.value, out.source, out.subset_row = found.value, "subset-row", found
     out.history.append((perf_counter() - t0, out.value, out.lp_value))
     return out
