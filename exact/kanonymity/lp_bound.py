@@ -1,5 +1,6 @@
 """A lower bound for k-anonymity at the scale of real tables: the compact LP on small tables, dual
-ascent and column generation or cutting planes.
+ascent and column generation or cutting planes, then subset-row cuts above the relaxation
+(:mod:`anonratio.exact.kanonymity.subset_row`).
 
 The set-partitioning relaxation (:mod:`anonratio.exact.kanonymity.columns`) over groups of at
 least ``k`` copies of the ``u`` unique records::
