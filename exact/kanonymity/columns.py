@@ -36,6 +36,7 @@ from fractions import Fraction
 from time import perf_counter
 from typing import Any
 
+import highspy
 import numpy as np
 import scipy.sparse as sp
 from anonratio.instances import KAnonymityInstance, lower_bound
@@ -148,6 +149,34 @@ def prepare(instance: KAnonymityInstance, *, need_integral: bool = False) -> KAn
     )  # fmt: skip
 
 
+def incidence(members: np.ndarray, u: int) -> sp.csr_matrix:
+    """``A[i, G]`` = copies of record ``i`` in group ``G`` (CSR, u × N), for groups given as rows
+    of unique-record ids padded with -1."""
+    n, width = members.shape
+    col = np.repeat(np.arange(n), width)
+    row = members.reshape(-1)
+    keep = row >= 0
+    return sp.csr_matrix((np.ones(keep.sum()), (row[keep], col[keep])), shape=(u, n))
+
+
+def cover_master(instance: KAnonymityInstance, counts: np.ndarray, seed: int) -> highspy.Highs:
+    """A HiGHS LP with the cover rows ``= c_i`` and one slack column per row, ready for group
+    columns: a deletion at its cost under row deletion, else an artificial at ``2k`` times it,
+    so the master is always feasible (bounds come from pricing, never from its value)."""
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("random_seed", int(seed))
+    u, c = len(counts), np.asarray(counts, dtype=float)
+    h.addRows(u, c, c, 0, np.zeros(u, np.int32), np.zeros(0, np.int32), np.zeros(0))
+    slack = instance.deletion_cost * (1 if instance.row_deletion else 2 * instance.k)
+    idx = np.arange(u, dtype=np.int32)
+    h.addCols(
+        u, np.full(u, slack), np.zeros(u), np.full(u, highspy.kHighsInf), u, idx, idx, np.ones(u)
+    )
+    return h
+
+
 @dataclass
 class Columns:
     """Groups as rows of unique-record ids (ascending, padded with -1) with their costs."""
@@ -170,10 +199,7 @@ class Columns:
 
     def incidence(self, u: int) -> sp.csr_matrix:
         """``A[i, G]`` = copies of record ``i`` in group ``G`` (CSR, u × N)."""
-        col = np.repeat(np.arange(len(self)), self.members.shape[1])
-        row = self.members.reshape(-1)
-        keep = row >= 0
-        return sp.csr_matrix((np.ones(keep.sum()), (row[keep], col[keep])), shape=(u, len(self)))
+        return incidence(self.members, u)
 
     def zmax(self, a: sp.spmatrix, counts: np.ndarray) -> np.ndarray:
         """How often each group can be used: ``min_i floor(c_i / mult_G(i))``."""

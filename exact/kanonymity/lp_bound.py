@@ -36,6 +36,7 @@ import highspy
 import numpy as np
 from anonratio.exact.kanonymity.box_lp import ascend, box_lp
 from anonratio.exact.kanonymity.box_pricing import MAX_LATTICE_NODES, BoxLattice, lattice_nodes
+from anonratio.exact.kanonymity.columns import cover_master
 from anonratio.exact.kanonymity.compact_lp import MAX_PAIRS, closed_boxes, compact_lp
 from anonratio.exact.kanonymity.subset_row import SubsetRowBound, subset_row_bound
 from anonratio.instances import KAnonymityInstance
@@ -126,21 +127,9 @@ class Master:
         self.members: list[np.ndarray] = []  # the groups (padded rows) in column order
         self.cost: list[float] = []
         self._seen: set[bytes] = set()
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("threads", 1)
-        h.setOptionValue("random_seed", int(seed))
+        h = self.highs = cover_master(instance, counts, seed)
         h.setOptionValue("solver", "ipm")  # interior prices: central, hence stable, duals
         h.setOptionValue("run_crossover", "off")
-        c = np.asarray(counts, dtype=float)
-        h.addRows(self.u, c, c, 0, np.zeros(self.u, np.int32), np.zeros(0, np.int32), np.zeros(0))
-        slack = instance.deletion_cost * (1 if instance.row_deletion else 2 * self.k)
-        idx = np.arange(self.u, dtype=np.int32)
-        h.addCols(
-            self.u, np.full(self.u, slack), np.zeros(self.u), np.full(self.u, highspy.kHighsInf),
-            self.u, idx, idx, np.ones(self.u),
-        )  # fmt: skip
-        self.highs = h
 
     @property
     def n_columns(self) -> int:

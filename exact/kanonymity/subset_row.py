@@ -43,6 +43,7 @@ import numpy as np
 import scipy.sparse as sp
 from anonratio.exact.kanonymity.box_enumeration import Timeout, box_groups
 from anonratio.exact.kanonymity.box_pricing import BoxLattice
+from anonratio.exact.kanonymity.columns import cover_master, incidence
 
 __all__ = ["SubsetRowBound", "SubsetRowCuts", "separate", "subset_row_bound"]
 
@@ -87,12 +88,7 @@ class SubsetRowCuts:
 
     def coefficients(self, members: np.ndarray) -> sp.csr_matrix:
         """``floor(a_G(S) / 2)`` for groups given as padded rows (one row per group)."""
-        n, width = members.shape
-        ok = members >= 0
-        g = sp.csr_matrix(
-            (np.ones(ok.sum()), (np.repeat(np.arange(n), width)[ok.ravel()], members[ok])),
-            shape=(n, self.u),
-        )
+        g = incidence(members, self.u).T
         cols = np.repeat(np.arange(len(self)), 3)
         t = sp.csr_matrix((np.ones(3 * len(self)), (self.triples.ravel(), cols)),
                           shape=(self.u, len(self)))  # fmt: skip
@@ -160,12 +156,7 @@ def separate(
     triples (rows of ascending record ids) not in ``known``, most violated first.
     """
     sup = np.flatnonzero(x > 1e-9)
-    n, width = members[sup].shape
-    rows = members[sup].ravel()
-    ok = rows >= 0
-    a = sp.csr_matrix(
-        (np.ones(ok.sum()), (rows[ok], np.repeat(np.arange(n), width)[ok])), shape=(len(counts), n)
-    ).toarray()
+    a = incidence(members[sup], len(counts)).toarray()
     recs = np.flatnonzero((a > 0).sum(axis=1) > 1)
     if len(recs) < 3:
         return np.zeros((0, 3), np.int64)
@@ -192,23 +183,12 @@ class _CutMaster:
     else an artificial at ``2k`` times its cost), then the groups."""
 
     def __init__(self, lattice: BoxLattice, seed: int) -> None:
-        instance, self.u, self.width = lattice.instance, lattice.u, lattice.width
+        self.u, self.width = lattice.u, lattice.width
         self.counts = lattice.counts.astype(float)
         self.members = np.zeros((0, self.width), np.int64)
         self.cuts = SubsetRowCuts.empty(self.u)
         self._seen: set[bytes] = set()
-        h = self.highs = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("threads", 1)
-        h.setOptionValue("random_seed", int(seed))
-        c, u = self.counts, self.u
-        h.addRows(u, c, c, 0, np.zeros(u, np.int32), np.zeros(0, np.int32), np.zeros(0))
-        slack = instance.deletion_cost * (1 if instance.row_deletion else 2 * instance.k)
-        idx = np.arange(u, dtype=np.int32)
-        h.addCols(
-            u, np.full(u, slack), np.zeros(u), np.full(u, highspy.kHighsInf), u, idx, idx,
-            np.ones(u),
-        )  # fmt: skip
+        self.highs = cover_master(lattice.instance, self.counts, seed)  # dual simplex: vertices
 
     def add_groups(self, members: np.ndarray, cost: np.ndarray) -> int:
         """Add the groups (padded rows) not already in; the number added."""
@@ -222,13 +202,7 @@ class _CutMaster:
             return 0
         members, cost = members[keep], np.asarray(cost, dtype=float)[keep]
         n = len(members)
-        ok = members >= 0
-        cover = sp.csc_matrix(
-            (np.ones(ok.sum()), (members[ok], np.repeat(np.arange(n), self.width)[ok.ravel()])),
-            shape=(self.u, n),
-        )
-        a = sp.vstack([cover, self.cuts.coefficients(members).T]).tocsc()
-        a.sum_duplicates()
+        a = sp.vstack([incidence(members, self.u), self.cuts.coefficients(members).T]).tocsc()
         self.highs.addCols(
             n, cost, np.zeros(n), np.full(n, highspy.kHighsInf), a.nnz,
             a.indptr[:-1].astype(np.int32), a.indices.astype(np.int32), a.data,
