@@ -254,9 +254,10 @@ certified_search = certified_run(
     certify,
     "kanon-certified",
     """kanon-certified: local search from FOREST's partition for ``CERTIFIED_SEARCH_SHARE`` of
-    ``time_limit``, then the strongest lower bound most of the rest proves, and regions of
-    neighbouring groups re-solved exactly in what is left: the best-known partition and its
-    bound (:func:`~anonratio.exact.kanonymity.certified.certify`).""",
+    ``time_limit``, then the strongest lower bound most of the rest proves, the exact solver's
+    reduced-cost rounds at its prices, and regions of neighbouring groups re-solved exactly in
+    what is left: the best-known partition and its bound
+    (:func:`~anonratio.exact.kanonymity.certified.certify`).""",
     start_share=CERTIFIED_SEARCH_SHARE,
 )
 
@@ -407,11 +408,13 @@ ALGORITHMS = (
         source="local search from FOREST, then nearest-neighbour prices and the LP relaxation: "
         "on small tables solved whole as a compact box model, else dual ascent and column "
         "generation or cutting planes over the generalization lattice, then subset-row cuts "
-        "on small tables (anonratio.exact.kanonymity.lp_bound), then regions of up to 8 "
+        "on small tables (anonratio.exact.kanonymity.lp_bound), then kanon-cpsat's "
+        "reduced-cost rounds at those prices from the partition, then regions of up to 8 "
         "groups re-solved by CP-SAT, largest reduced cost first "
         "(anonratio.exact.kanonymity.region_search)",
         complexity="local search, then O(n_L u log u) per ascent round, pricing sweep or box "
-        "sweep (n_L lattice nodes, u unique records) and an LP per round, then one exact "
+        "sweep (n_L lattice nodes, u unique records) and an LP per round, then one "
+        "set-partitioning program per round (exponential in the worst case), then one exact "
         "solve of at most 8 (2k - 1) records per region",
         gated=False,  # its partition depends on the time limit (regions solved until it ends)
     ),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from anonratio.exact.kanonymity.lp_bound import LPBound
 from anonratio.exact.kanonymity.set_partitioning import solve_by_columns
 from anonratio.exact.run import run_cpsat
 from anonratio.instances import KAnonymityInstance, Solution
@@ -116,6 +117,7 @@ def solve_cpsat(
     threads: int = 1,
     hint: Solution | np.ndarray | None = None,
     upper_bound: float | None = None,
+    bound: LPBound | None = None,
 ) -> Solution:
     """Minimum-cost k-anonymous partition with CP-SAT (suppression or generalization).
 
@@ -144,6 +146,11 @@ def solve_cpsat(
     upper_bound : float, optional
         A known upper bound on the optimum (e.g. a heuristic's cost). A value below the optimum
         makes the run ``infeasible``.
+    bound : LPBound, optional
+        :func:`~anonratio.exact.kanonymity.lp_bound.lp_bound`'s result on ``instance``, to spare
+        the bound phase: its prices are proven again by one pricing
+        (:func:`~anonratio.exact.kanonymity.lp_bound.recheck`). Used from 100 unique records
+        (the lattice path); smaller instances compute their own bound.
 
     Returns
     -------
@@ -159,7 +166,7 @@ def solve_cpsat(
     ------
     ValueError
         ``time_limit <= 0``, ``threads < 1``, a bad ``seed`` or ``upper_bound``, an infeasible
-        ``hint``.
+        ``hint``, a ``bound`` for another number of unique records.
     UnsupportedInstanceError
         Weights that do not scale to integers.
 
@@ -198,4 +205,5 @@ def solve_cpsat(
         hint=hint,
         upper_bound=upper_bound,
         need_integral=True,
+        bound=bound,
     )

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 import pulp
+from anonratio.exact.kanonymity.lp_bound import LPBound
 from anonratio.exact.kanonymity.set_partitioning import solve_by_columns
 from anonratio.exact.run import run_pulp
 from anonratio.instances import KAnonymityInstance, Solution
@@ -102,7 +103,7 @@ def _sp_pulp(task, solver):
     return run, z_val, del_val
 
 
-def _solve(instance, solver, time_limit, seed, threads, hint, upper_bound):
+def _solve(instance, solver, time_limit, seed, threads, hint, upper_bound, bound):
     return solve_by_columns(
         instance,
         lambda task: _sp_pulp(task, solver),
@@ -113,6 +114,7 @@ def _solve(instance, solver, time_limit, seed, threads, hint, upper_bound):
         hint=hint,
         upper_bound=upper_bound,
         max_columns=100_000,
+        bound=bound,
     )
 
 
@@ -141,6 +143,11 @@ _DOC = """Minimum-cost k-anonymous partition with {name} via PuLP (suppression o
     upper_bound : float, optional
         A known upper bound on the optimum; a value below the optimum makes the run
         ``infeasible``.
+    bound : LPBound, optional
+        :func:`~anonratio.exact.kanonymity.lp_bound.lp_bound`'s result on ``instance``, to spare
+        the bound phase: its prices are proven again by one pricing
+        (:func:`~anonratio.exact.kanonymity.lp_bound.recheck`). Used from 100 unique records
+        (the lattice path); smaller instances compute their own bound.
 
     Returns
     -------
@@ -154,7 +161,7 @@ _DOC = """Minimum-cost k-anonymous partition with {name} via PuLP (suppression o
     ------
     ValueError
         ``time_limit <= 0``, ``threads < 1``, a bad ``seed`` or ``upper_bound``, an infeasible
-        ``hint``.
+        ``hint``, a ``bound`` for another number of unique records.
 
     Notes
     -----
@@ -188,8 +195,9 @@ def solve_highs(
     threads: int = 1,
     hint: Solution | np.ndarray | None = None,
     upper_bound: float | None = None,
+    bound: LPBound | None = None,
 ) -> Solution:
-    return _solve(instance, "highs", time_limit, seed, threads, hint, upper_bound)
+    return _solve(instance, "highs", time_limit, seed, threads, hint, upper_bound, bound)
 
 
 def solve_cbc(
@@ -200,8 +208,9 @@ def solve_cbc(
     threads: int = 1,
     hint: Solution | np.ndarray | None = None,
     upper_bound: float | None = None,
+    bound: LPBound | None = None,
 ) -> Solution:
-    return _solve(instance, "cbc", time_limit, seed, threads, hint, upper_bound)
+    return _solve(instance, "cbc", time_limit, seed, threads, hint, upper_bound, bound)
 
 
 solve_highs.__doc__ = _DOC.format(

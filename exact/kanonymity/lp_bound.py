@@ -29,7 +29,7 @@ value.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from time import perf_counter
 
 import highspy
@@ -38,11 +38,11 @@ from anonratio.exact.kanonymity.box_lp import ascend, box_lp
 from anonratio.exact.kanonymity.box_pricing import MAX_LATTICE_NODES, BoxLattice, lattice_nodes
 from anonratio.exact.kanonymity.columns import cover_master
 from anonratio.exact.kanonymity.compact_lp import MAX_PAIRS, closed_boxes, compact_lp
-from anonratio.exact.kanonymity.subset_row import SubsetRowBound, subset_row_bound
+from anonratio.exact.kanonymity.subset_row import SubsetRowBound, proven_bound, subset_row_bound
 from anonratio.instances import KAnonymityInstance
 from anonratio.instances.kanonymity.instance import nn_prices
 
-__all__ = ["BOUND_SOURCES", "LPBound", "Master", "lp_bound", "nn_bound", "groups_of"]
+__all__ = ["BOUND_SOURCES", "LPBound", "Master", "lp_bound", "nn_bound", "groups_of", "recheck"]
 
 #: the names a bound's ``source`` takes, weakest stage first
 BOUND_SOURCES = (
@@ -317,6 +317,60 @@ def _cut(out, lattice, deadline, seed, t0, cuts):
         if found.value > out.value + _RTOL * max(1.0, abs(out.value)):  # a gain, not rounding
             out.value, out.source, out.subset_row = found.value, "subset-row", found
     out.history.append((perf_counter() - t0, out.value, out.lp_value))
+    return out
+
+
+def recheck(
+    bound: LPBound, lattice: BoxLattice, *, deadline: float | None = None
+) -> LPBound | None:
+    """``bound`` proven again from its own prices, by exhaustive pricing over ``lattice``.
+
+    A bound handed from elsewhere (another process, a caller) is worth what its prices prove:
+    this prices every group at ``bound.prices`` (the Lagrangian shift makes them dual feasible)
+    and, when the subset-row stage won, at its prices with the cuts' penalty too
+    (:func:`~anonratio.exact.kanonymity.subset_row.proven_bound`). The result carries the
+    values proven here, whatever ``bound.value`` claims.
+
+    Parameters
+    ----------
+    bound : LPBound
+        From :func:`lp_bound` on the same instance as ``lattice``.
+    lattice : BoxLattice
+    deadline : float, optional
+        A ``perf_counter`` reading.
+
+    Returns
+    -------
+    LPBound, or None when ``deadline`` passes before the prices are checked.
+
+    Raises
+    ------
+    ValueError
+        If ``bound`` does not price the lattice's unique records.
+    """
+    if not isinstance(bound, LPBound):
+        raise TypeError(f"bound must be an LPBound, got {type(bound).__name__}")
+    if np.shape(bound.prices) != (lattice.u,):
+        raise ValueError(
+            f"bound: prices for {np.size(bound.prices)} unique records, the instance has "
+            f"{lattice.u}"
+        )
+    t0 = perf_counter()
+    found = _lagrangian(lattice, np.asarray(bound.prices, dtype=float), deadline)
+    if found is None:
+        return None
+    value, prices, _ = found
+    source = "lp-lagrangian" if bound.source == "subset-row" else bound.source
+    out = LPBound(value, source, prices, {source: (value, perf_counter() - t0)})
+    out.solved = bound.solved
+    sr = bound.subset_row
+    if bound.source == "subset-row" and sr is not None:
+        t1 = perf_counter()
+        value = proven_bound(lattice, sr.prices, sr.cuts, deadline=deadline)
+        out.stages["subset-row"] = (value, perf_counter() - t1)
+        if value > out.value:
+            out.value, out.source = value, "subset-row"
+            out.subset_row = replace(sr, value=value)
     return out
 
 

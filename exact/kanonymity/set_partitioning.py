@@ -57,7 +57,7 @@ from anonratio.exact.kanonymity.incumbents import (
     hint_incumbent,
     nn_groups,
 )
-from anonratio.exact.kanonymity.lp_bound import lp_bound
+from anonratio.exact.kanonymity.lp_bound import LPBound, lp_bound, recheck
 from anonratio.exact.kanonymity.subset_row import SubsetRowCuts
 from anonratio.exact.options import check_hint_labels, check_upper_bound
 from anonratio.exact.run import RunResult, check_run_options
@@ -104,9 +104,17 @@ class SPTask:
     budget: tuple[np.ndarray, np.ndarray | None, float] | None = None
 
 
-def _solve_iv(instance, time_limit, seed, threads, hint, upper_bound):
+def _solve_iv(instance, time_limit, seed, threads, hint, upper_bound, bound=None):
     """Validate the options of the exact k-anonymity solvers (shared by every method)."""
     check_instance(instance, KAnonymityInstance)
+    if bound is not None:
+        if not isinstance(bound, LPBound):
+            raise TypeError(f"bound must be an LPBound, got {type(bound).__name__}")
+        u = len(instance.unique_records[2])
+        if np.shape(bound.prices) != (u,):
+            raise ValueError(
+                f"bound: prices for {np.size(bound.prices)} unique records, the instance has {u}"
+            )
     time_limit, solver_seed, threads = check_run_options(time_limit, seed, threads)
     upper_bound = check_upper_bound(upper_bound)
     labels = check_hint_labels(instance, hint)
@@ -166,16 +174,22 @@ def solve_by_columns(
     upper_bound: float | None,
     need_integral: bool = False,
     max_columns: int = 300_000,
+    bound: LPBound | None = None,
 ) -> Solution:
     """Run the exact pipeline (bound, then reduced-cost enumeration rounds) with ``sp_solve``.
 
     Returns the :class:`Solution`; ``status="optimal"`` only when the last set-partitioning round
     proved it (see the module docstring), ``"time_limit"`` with the best partition and bound when
     the time ran out, ``"infeasible"`` when no partition costs at most ``upper_bound``.
+
+    ``bound``, an :class:`~anonratio.exact.kanonymity.lp_bound.LPBound` of ``instance``, replaces
+    the bound phase's :func:`~anonratio.exact.kanonymity.lp_bound.lp_bound` on the lattice path
+    once its prices are proven again (:func:`~anonratio.exact.kanonymity.lp_bound.recheck`); the
+    representative path (fewer than ``LATTICE_MIN_UNIQUE`` unique records) computes its own.
     """
     t0 = perf_counter()
     time_limit, solver_seed, threads, labels, upper_bound = _solve_iv(
-        instance, time_limit, seed, threads, hint, upper_bound
+        instance, time_limit, seed, threads, hint, upper_bound, bound
     )
     params = {
         **instance.params, "time_limit": time_limit, "threads": threads,
@@ -188,7 +202,7 @@ def solve_by_columns(
             instance, labels, exc, algorithm=algorithm, seed=seed, t0=t0, params=params
         )
     st = _start(d, labels, upper_bound, t0=t0, time_limit=time_limit)
-    center, base = _bound_phase(d, st, t0=t0, time_limit=time_limit)
+    center, base = _bound_phase(d, st, t0=t0, time_limit=time_limit, bound=bound)
     _before_rounds(d, st, base)
     _rounds(
         d, st, sp_solve, center, base,
@@ -209,7 +223,7 @@ def _start(d, labels, upper_bound, *, t0, time_limit):
     return st
 
 
-def _bound_phase(d, st, *, t0, time_limit):
+def _bound_phase(d, st, *, t0, time_limit, bound=None):
     """Step 1: a dual-feasible price vector with a high bound (at most half of the time).
 
     Column generation prices over the generalization lattice
@@ -222,12 +236,15 @@ def _bound_phase(d, st, *, t0, time_limit):
     nodes = lattice_nodes(d.instance)
     if LATTICE_MIN_UNIQUE <= d.u and nodes * d.u <= MAX_LATTICE_WORK:
         lattice = st.lattice = BoxLattice(d.instance)
-        starts = [decode(d, st.inc)] if st.inc is not None else []
-        found = lp_bound(
-            d.instance, time_limit=max(0.0, 0.5 * time_limit - (perf_counter() - t0)),
-            starts=starts,
-            lattice=lattice, max_master=d.u,
-        )  # fmt: skip
+        limit = max(0.0, 0.5 * time_limit - (perf_counter() - t0))
+        found = None if bound is None else recheck(bound, lattice, deadline=perf_counter() + limit)
+        if found is None:
+            found = lp_bound(
+                d.instance, time_limit=max(0.0, 0.5 * time_limit - (perf_counter() - t0)),
+                starts=[decode(d, st.inc)] if st.inc is not None else [],
+                lattice=lattice, max_master=d.u,
+            )  # fmt: skip
+        st.info["bound_given"] = bound is not None
         center, base = d.scale * found.prices, d.scale * found.value
         if found.source == "subset-row":  # the cuts' prices are part of every reduced cost
             st.cuts = found.subset_row.cuts

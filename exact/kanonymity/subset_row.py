@@ -45,7 +45,7 @@ from anonratio.exact.kanonymity.box_enumeration import Timeout, box_groups
 from anonratio.exact.kanonymity.box_pricing import BoxLattice
 from anonratio.exact.kanonymity.columns import cover_master, incidence
 
-__all__ = ["SubsetRowBound", "SubsetRowCuts", "separate", "subset_row_bound"]
+__all__ = ["SubsetRowBound", "SubsetRowCuts", "proven_bound", "separate", "subset_row_bound"]
 
 #: least violation of a cut worth adding
 MIN_VIOLATION = 1e-3
@@ -254,6 +254,31 @@ def _lagrangian(lattice, pi, cuts, rc, exhaustive):
     if instance.row_deletion:
         bound += float(counts @ np.minimum(0.0, instance.deletion_cost - pi))
     return bound
+
+
+def proven_bound(
+    lattice: BoxLattice,
+    prices: np.ndarray,
+    cuts: SubsetRowCuts,
+    *,
+    deadline: float | None = None,
+    max_columns: int = 200_000,
+) -> float:
+    """The bound that cover-row ``prices`` and priced ``cuts`` prove, from scratch.
+
+    One exhaustive pricing of every group at ``threshold 0`` with the cuts' penalty, then the
+    Lagrangian bound of the module docstring. ``-inf`` when the pricing finds more than
+    ``max_columns`` groups or ``deadline`` (a ``perf_counter`` reading) passes first.
+    """
+    prices = np.asarray(prices, dtype=float)
+    try:
+        _, rc, exhaustive = box_groups(
+            lattice, prices, 0.0, max_columns=max_columns, deadline=deadline,
+            penalty=cuts.penalty,
+        )  # fmt: skip
+    except Timeout:
+        return -np.inf
+    return _lagrangian(lattice, prices, cuts, rc, exhaustive)
 
 
 def _initial_pool(lattice, prices, value, deadline, cap):

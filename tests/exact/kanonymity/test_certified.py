@@ -10,8 +10,8 @@ import pytest
 from anonratio.bench.problems.kanonymity import certified_search
 from anonratio.bench.registry import generate
 from anonratio.bench.runner import run_record
-from anonratio.exact.kanonymity.certified import certify
-from anonratio.exact.kanonymity.lp_bound import BOUND_SOURCES
+from anonratio.exact.kanonymity import set_partitioning, solve_cpsat
+from anonratio.exact.kanonymity.certified import CERTIFIED_SOURCES, certify
 from anonratio.instances import KAnonymityInstance, lower_bound, verify
 from anonratio.instances.kanonymity import random_table
 from anonratio.solvers.kanonymity.forest import forest, forest_guarantee
@@ -39,7 +39,9 @@ def test_within_forests_guarantee_with_a_valid_bound(seed, n, k, deletion):
     assert opt - TOL <= cost <= forest_guarantee(k) * opt + TOL
     assert lower_bound(inst)[0] - TOL <= sol.lower_bound <= opt + TOL
     info = sol.info
-    assert info["lower_bound_source"] in BOUND_SOURCES
+    assert info["lower_bound_source"] in CERTIFIED_SOURCES
+    if info.get("rounds_status") == "optimal":  # the exact rounds proved their partition
+        assert cost == pytest.approx(opt) and sol.lower_bound == pytest.approx(opt)
     stages = [key[: -len("_s")] for key in info if key.startswith("bound_") and key.endswith("_s")]
     assert "bound_nn_distance" in stages and len(stages) >= 2  # and compact-lp or the ascent
     for stage in stages:
@@ -55,11 +57,12 @@ def test_the_sweep_records_the_bound_and_its_source():
     }
     cert = rows["kanon-certified"]
     assert cert.verified and cert.status == "feasible"
-    assert cert.run_lower_bound_source in BOUND_SOURCES[1:]
+    assert cert.run_lower_bound_source in CERTIFIED_SOURCES[1:]
     assert cert.run_lower_bound > lower_bound(inst)[0]
     assert rows["forest"].cost >= cert.cost - TOL
     info = json.loads(cert.info)
-    assert cert.cost == pytest.approx(info["start_cost"] - info["region_gain"])
+    gain = info.get("rounds_gain", 0.0) + info["region_gain"]
+    assert cert.cost == pytest.approx(info["start_cost"] - gain)
 
 
 @pytest.mark.parametrize("bad", [0, -1.0, "x"])
@@ -95,7 +98,7 @@ def test_two_threads_bound_in_a_second_process_with_the_same_guarantees(seed):
     assert sol.objective == pytest.approx(cost) and cost <= forest_guarantee(2) * opt + TOL
     assert lower_bound(inst)[0] - TOL <= sol.lower_bound <= opt + TOL
     assert sol.info["threads"] == 2 and "bound_note" not in sol.info
-    assert sol.info["lower_bound_source"] in BOUND_SOURCES
+    assert sol.info["lower_bound_source"] in CERTIFIED_SOURCES
 
 
 def test_bad_threads_names_the_parameter():
@@ -108,3 +111,16 @@ def test_a_short_time_limit_keeps_one_process():
     inst, _ = generate("kanon-random", seed=0, n=20, k=3)
     sol = certify(inst, forest(inst), time_limit=2, threads=2)
     assert sol.info["threads"] == 1 and verify(inst, sol).feasible
+
+
+def test_exact_rounds_from_the_bound_prove_the_optimum(monkeypatch):
+    monkeypatch.setattr(set_partitioning, "LATTICE_MIN_UNIQUE", 0)  # the lattice path
+    inst, _ = generate("kanon-random", seed=1, n=40, k=2)
+    start = forest(inst)
+    sol = certify(inst, start, time_limit=60, seed=0)
+    opt = solve_cpsat(inst, time_limit=120).objective
+    info = sol.info
+    assert info["rounds_status"] == "optimal" and info["rounds_bound_given"]
+    assert verify(inst, sol).cost == pytest.approx(opt) == sol.objective
+    assert sol.lower_bound == pytest.approx(opt) and info["lower_bound_source"] == "exact-rounds"
+    assert info["rounds_gain"] == pytest.approx(verify(inst, start).cost - opt)

@@ -2,6 +2,8 @@
 dual feasible, the bound never exceeds the exact optimum nor falls below the nearest-neighbour
 bound, and column generation and the compact model reach the LP relaxation on small instances."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from anonratio.bench.registry import generate
@@ -14,6 +16,7 @@ from anonratio.exact.kanonymity.lp_bound import (
     ascend,
     groups_of,
     lp_bound,
+    recheck,
 )
 from anonratio.instances import lower_bound, verify
 from anonratio.solvers.kanonymity.forest import forest
@@ -171,3 +174,48 @@ def test_every_progress_report_is_a_proof(inst):
         assert value <= out.value + TOL
     if out.source in ("dual-ascent", "box-lp"):
         assert reports[-1][0] == pytest.approx(out.value)
+
+
+@SETTINGS
+@given(inst=instances)
+def test_recheck_proves_the_bound_again_from_its_prices(inst):
+    found = lp_bound(inst, time_limit=20)
+    again = recheck(found, BoxLattice(inst))
+    assert again.value == pytest.approx(found.value, abs=1e-6)
+    assert again.value <= brute_force_opt(inst) + TOL
+    kanonymity_dual_feasible(inst, again.prices, TOL)  # asserts
+
+
+def test_recheck_trusts_the_prices_not_the_claimed_value():
+    inst, _ = generate("kanon-random", seed=1, n=40, k=2)
+    found = lp_bound(inst, time_limit=60)
+    assert found.source == "subset-row"  # the cut prices are checked too
+    inflated = replace(found, value=found.value + 10.0, prices=found.prices + 1.0)
+    inflated.subset_row = replace(found.subset_row, value=found.value + 10.0)
+    again = recheck(inflated, BoxLattice(inst))
+    assert again.value == pytest.approx(found.value, abs=1e-6)
+    assert again.source == "subset-row" and again.value <= solve_cpsat(inst).objective + TOL
+
+
+def test_recheck_refuses_a_bound_of_another_instance():
+    inst, _ = generate("kanon-random", seed=1, n=40, k=2)
+    other, _ = generate("kanon-random", seed=2, n=30, k=2)
+    with pytest.raises(ValueError, match="bound: prices for"):
+        recheck(lp_bound(other, time_limit=10), BoxLattice(inst))
+    with pytest.raises(TypeError, match="bound must be an LPBound"):
+        recheck(np.zeros(3), BoxLattice(inst))
+
+
+@pytest.mark.parametrize("solve", [solve_cpsat, solve_highs])
+def test_exact_solvers_start_from_a_given_bound(solve, monkeypatch):
+    monkeypatch.setattr(set_partitioning, "LATTICE_MIN_UNIQUE", 0)  # the lattice path
+    inst, _ = generate("kanon-random", seed=1, n=40, k=2)
+    found = lp_bound(inst, time_limit=60)
+    fresh = solve(inst, time_limit=120, seed=0)
+    given_ = solve(inst, time_limit=120, seed=0, bound=found)
+    assert fresh.status == given_.status == "optimal"
+    assert given_.objective == pytest.approx(fresh.objective)
+    assert given_.info["bound_given"] and not fresh.info["bound_given"]
+    assert given_.info["lp_bound"] == pytest.approx(found.value, abs=1e-6)
+    with pytest.raises(ValueError, match="bound: prices for"):
+        solve(inst, time_limit=10, bound=replace(found, prices=found.prices[:-1]))

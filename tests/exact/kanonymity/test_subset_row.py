@@ -3,6 +3,7 @@ the optimum and is re-proven here by brute force over every group; the cut-aware
 no group; separation finds the odd cycle; the exact solvers that use the cuts stay exact."""
 
 import itertools
+from time import perf_counter
 
 import numpy as np
 import pytest
@@ -11,7 +12,13 @@ from anonratio.exact.kanonymity import set_partitioning, solve_cpsat, solve_high
 from anonratio.exact.kanonymity.box_enumeration import box_groups
 from anonratio.exact.kanonymity.box_pricing import BoxLattice
 from anonratio.exact.kanonymity.compact_lp import closed_boxes, compact_lp
-from anonratio.exact.kanonymity.subset_row import SubsetRowCuts, separate, subset_row_bound
+from anonratio.exact.kanonymity.lp_bound import lp_bound
+from anonratio.exact.kanonymity.subset_row import (
+    SubsetRowCuts,
+    proven_bound,
+    separate,
+    subset_row_bound,
+)
 from anonratio.instances import verify
 from bruteforce import kanonymity_full_lp, small_kanonymity_instance, small_kanonymity_instances
 from bruteforce import kanonymity_optimum as brute_force_opt
@@ -165,3 +172,11 @@ def test_both_exact_solvers_prove_the_optimum_from_the_cut_bound(monkeypatch):
     for out in (a, b):
         assert out.info["lower_bound_source"] == "subset-row" and out.info["subset_row_cuts"] > 0
         assert out.info["lp_bound"] <= verify(inst, out).cost + TOL
+
+
+def test_proven_bound_is_the_loops_own_and_needs_its_time():
+    inst, _ = generate("kanon-random", seed=1, n=40, k=2)
+    found = lp_bound(inst, time_limit=60)
+    sr, lattice = found.subset_row, BoxLattice(inst)
+    assert proven_bound(lattice, sr.prices, sr.cuts) == pytest.approx(sr.value, abs=1e-9)
+    assert proven_bound(lattice, sr.prices, sr.cuts, deadline=perf_counter() - 1) == -np.inf
