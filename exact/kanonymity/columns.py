@@ -46,6 +46,7 @@ from scipy.optimize import linprog
 
 __all__ = [
     "KAnonData",
+    "fits",
     "Columns",
     "prepare",
     "enumerate_groups",
@@ -117,13 +118,19 @@ class KAnonData:
         return 2 * self.instance.k - 1
 
 
+def fits(instance: KAnonymityInstance) -> bool:
+    """Whether :func:`prepare`'s pairwise tables fit in ``MAX_PAIR_BYTES``."""
+    u, m = len(instance.unique_records[2]), instance.table.codes.shape[1]
+    return u * u * (m + 16) <= MAX_PAIR_BYTES
+
+
 def prepare(instance: KAnonymityInstance, *, need_integral: bool = False) -> KAnonData:
     """Collapse identical records and compute levels, scaled costs and nearest-neighbour prices."""
     table = instance.table
     unique, inverse, counts = table.unique_records()
     records = np.split(np.argsort(inverse, kind="stable"), np.cumsum(counts)[:-1])
     u, m = unique.shape
-    if u * u * (m + 16) > MAX_PAIR_BYTES:
+    if not fits(instance):
         raise TooLarge(
             f"{u} unique records: the pairwise tables would exceed {MAX_PAIR_BYTES:.0e} B"
         )

@@ -10,8 +10,9 @@ import pytest
 from anonratio.bench.problems.kanonymity import certified_search
 from anonratio.bench.registry import generate
 from anonratio.bench.runner import run_record
-from anonratio.exact.kanonymity import set_partitioning, solve_cpsat
+from anonratio.exact.kanonymity import columns, set_partitioning, solve_cpsat
 from anonratio.exact.kanonymity.certified import CERTIFIED_SOURCES, certify
+from anonratio.exact.kanonymity.lp_bound import BOUND_SOURCES
 from anonratio.instances import KAnonymityInstance, lower_bound, verify
 from anonratio.instances.kanonymity import random_table
 from anonratio.solvers.kanonymity.forest import forest, forest_guarantee
@@ -124,3 +125,11 @@ def test_exact_rounds_from_the_bound_prove_the_optimum(monkeypatch):
     assert verify(inst, sol).cost == pytest.approx(opt) == sol.objective
     assert sol.lower_bound == pytest.approx(opt) and info["lower_bound_source"] == "exact-rounds"
     assert info["rounds_gain"] == pytest.approx(verify(inst, start).cost - opt)
+
+
+def test_no_exact_rounds_on_tables_too_large_for_the_exact_models(monkeypatch):
+    monkeypatch.setattr(columns, "MAX_PAIR_BYTES", 0)
+    inst, _ = generate("kanon-random", seed=1, n=40, k=2)
+    sol = certify(inst, forest(inst), time_limit=20, seed=0)
+    assert "rounds_status" not in sol.info and sol.info["lower_bound_source"] in BOUND_SOURCES
+    assert verify(inst, sol).cost <= verify(inst, forest(inst)).cost + TOL
