@@ -307,6 +307,7 @@ def subset_row_bound(
     max_columns: int = 200_000,
     per_round: int | None = None,
     max_stall: int = 2,
+    partial: bool = True,
 ) -> SubsetRowBound:
     """A lower bound by column generation with subset-row cuts, from LP prices.
 
@@ -325,12 +326,17 @@ def subset_row_bound(
     max_new : int, optional
         Groups added per round at most (default ``max(200, u // 2)``).
     max_columns : int
-        Groups an exhaustive pricing may find; a pricing past it proves nothing that round.
+        Groups an exhaustive pricing may find without ``partial``; a pricing past it proves
+        nothing that round.
     per_round : int, optional
         Cuts added per round at most (default ``max(50, u // 2)``).
     max_stall : int
         Cut rounds in a row that raise the relaxation by less than ``1e-6`` of it before the
         loop stops.
+    partial : bool
+        Stop each pricing once it has found more than ``max_new`` groups of negative reduced
+        cost (the early rounds, where most of them are); only a pricing that finds fewer sweeps
+        the whole lattice, and only such a pricing proves a bound.
 
     Returns
     -------
@@ -348,6 +354,7 @@ def subset_row_bound(
     per_round = per_round or max(50, u // 2)
     out = SubsetRowBound(float(value), np.asarray(prices, float), SubsetRowCuts.empty(u))
     tol = 1e-9 * max(1.0, abs(value))
+    ptol = tol / max(1.0, float(lattice.counts.sum()))  # per copy: far above rounding noise
     master = _CutMaster(lattice, seed)
     try:
         pool = _initial_pool(lattice, prices, value, deadline, 10 * max_new)
@@ -359,11 +366,13 @@ def subset_row_bound(
                 break
             lp, pi, cuts, x = solved
             out.rounds, out.lp_value = out.rounds + 1, lp
+            # partial: stop at max_new negative groups; a sweep that finds fewer is exhaustive,
+            # and every group it did not return has rc' > -ptol (the bound pays K ptol for it)
             members, rc, exhaustive = box_groups(
-                lattice, pi, 0.0, max_columns=max_columns, deadline=deadline,
-                penalty=cuts.penalty,
+                lattice, pi, -ptol if partial else 0.0, deadline=deadline, penalty=cuts.penalty,
+                max_columns=max_new if partial else max_columns,
             )  # fmt: skip
-            bound = _lagrangian(lattice, pi, cuts, rc, exhaustive)
+            bound = _lagrangian(lattice, pi, cuts, np.r_[rc, -ptol], exhaustive)
             if bound > out.value:
                 out.value, out.prices, out.cuts = bound, pi, cuts
             negative = rc < -tol

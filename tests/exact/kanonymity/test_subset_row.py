@@ -178,5 +178,6 @@ def test_proven_bound_is_the_loops_own_and_needs_its_time():
     inst, _ = generate("kanon-random", seed=1, n=40, k=2)
     found = lp_bound(inst, time_limit=60)
     sr, lattice = found.subset_row, BoxLattice(inst)
-    assert proven_bound(lattice, sr.prices, sr.cuts) == pytest.approx(sr.value, abs=1e-9)
+    again = proven_bound(lattice, sr.prices, sr.cuts)  # the loop's pays its pricing tolerance
+    assert sr.value - 1e-12 <= again <= sr.value + 1e-6
     assert proven_bound(lattice, sr.prices, sr.cuts, deadline=perf_counter() - 1) == -np.inf
