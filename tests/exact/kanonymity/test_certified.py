@@ -10,7 +10,7 @@ import pytest
 from anonratio.bench.problems.kanonymity import certified_search
 from anonratio.bench.registry import generate
 from anonratio.bench.runner import run_record
-from anonratio.exact.kanonymity import columns, set_partitioning, solve_cpsat
+from anonratio.exact.kanonymity import columns, set_partitioning
 from anonratio.exact.kanonymity.certified import CERTIFIED_SOURCES, certify
 from anonratio.exact.kanonymity.lp_bound import BOUND_SOURCES
 from anonratio.instances import KAnonymityInstance, lower_bound, verify
@@ -114,12 +114,11 @@ def test_a_short_time_limit_keeps_one_process():
     assert sol.info["threads"] == 1 and verify(inst, sol).feasible
 
 
-def test_exact_rounds_from_the_bound_prove_the_optimum(monkeypatch):
+def test_exact_rounds_from_the_bound_prove_the_optimum(cut_case, monkeypatch):
     monkeypatch.setattr(set_partitioning, "LATTICE_MIN_UNIQUE", 0)  # the lattice path
-    inst, _ = generate("kanon-random", seed=1, n=40, k=2)
+    inst, _, opt = cut_case
     start = forest(inst)
-    sol = certify(inst, start, time_limit=60, seed=0)
-    opt = solve_cpsat(inst, time_limit=120).objective
+    sol = certify(inst, start, time_limit=30, seed=0)
     info = sol.info
     assert info["rounds_status"] == "optimal" and info["rounds_bound_given"]
     assert verify(inst, sol).cost == pytest.approx(opt) == sol.objective
@@ -130,6 +129,6 @@ def test_exact_rounds_from_the_bound_prove_the_optimum(monkeypatch):
 def test_no_exact_rounds_on_tables_too_large_for_the_exact_models(monkeypatch):
     monkeypatch.setattr(columns, "MAX_PAIR_BYTES", 0)
     inst, _ = generate("kanon-random", seed=1, n=40, k=2)
-    sol = certify(inst, forest(inst), time_limit=20, seed=0)
+    sol = certify(inst, forest(inst), time_limit=8, seed=0)
     assert "rounds_status" not in sol.info and sol.info["lower_bound_source"] in BOUND_SOURCES
     assert verify(inst, sol).cost <= verify(inst, forest(inst)).cost + TOL

@@ -186,19 +186,17 @@ def test_recheck_proves_the_bound_again_from_its_prices(inst):
     kanonymity_dual_feasible(inst, again.prices, TOL)  # asserts
 
 
-def test_recheck_trusts_the_prices_not_the_claimed_value():
-    inst, _ = generate("kanon-random", seed=1, n=40, k=2)
-    found = lp_bound(inst, time_limit=60)
-    assert found.source == "subset-row"  # the cut prices are checked too
+def test_recheck_trusts_the_prices_not_the_claimed_value(cut_case):
+    inst, found, opt = cut_case  # the subset-row stage won: its cut prices are checked too
     inflated = replace(found, value=found.value + 10.0, prices=found.prices + 1.0)
     inflated.subset_row = replace(found.subset_row, value=found.value + 10.0)
     again = recheck(inflated, BoxLattice(inst))
     assert again.value == pytest.approx(found.value, abs=1e-6)
-    assert again.source == "subset-row" and again.value <= solve_cpsat(inst).objective + TOL
+    assert again.source == "subset-row" and again.value <= opt + TOL
 
 
-def test_recheck_refuses_a_bound_of_another_instance():
-    inst, _ = generate("kanon-random", seed=1, n=40, k=2)
+def test_recheck_refuses_a_bound_of_another_instance(cut_case):
+    inst = cut_case[0]
     other, _ = generate("kanon-random", seed=2, n=30, k=2)
     with pytest.raises(ValueError, match="bound: prices for"):
         recheck(lp_bound(other, time_limit=10), BoxLattice(inst))
@@ -207,15 +205,11 @@ def test_recheck_refuses_a_bound_of_another_instance():
 
 
 @pytest.mark.parametrize("solve", [solve_cpsat, solve_highs])
-def test_exact_solvers_start_from_a_given_bound(solve, monkeypatch):
+def test_exact_solvers_start_from_a_given_bound(solve, cut_case, monkeypatch):
     monkeypatch.setattr(set_partitioning, "LATTICE_MIN_UNIQUE", 0)  # the lattice path
-    inst, _ = generate("kanon-random", seed=1, n=40, k=2)
-    found = lp_bound(inst, time_limit=60)
-    fresh = solve(inst, time_limit=120, seed=0)
-    given_ = solve(inst, time_limit=120, seed=0, bound=found)
-    assert fresh.status == given_.status == "optimal"
-    assert given_.objective == pytest.approx(fresh.objective)
-    assert given_.info["bound_given"] and not fresh.info["bound_given"]
-    assert given_.info["lp_bound"] == pytest.approx(found.value, abs=1e-6)
+    inst, found, opt = cut_case
+    out = solve(inst, time_limit=120, seed=0, bound=found)
+    assert out.status == "optimal" and out.objective == pytest.approx(opt)
+    assert out.info["bound_given"] and out.info["lp_bound"] == pytest.approx(found.value, abs=1e-6)
     with pytest.raises(ValueError, match="bound: prices for"):
         solve(inst, time_limit=10, bound=replace(found, prices=found.prices[:-1]))

@@ -12,7 +12,6 @@ from anonratio.exact.kanonymity import set_partitioning, solve_cpsat, solve_high
 from anonratio.exact.kanonymity.box_enumeration import box_groups
 from anonratio.exact.kanonymity.box_pricing import BoxLattice
 from anonratio.exact.kanonymity.compact_lp import closed_boxes, compact_lp
-from anonratio.exact.kanonymity.lp_bound import lp_bound
 from anonratio.exact.kanonymity.subset_row import (
     SubsetRowCuts,
     proven_bound,
@@ -174,9 +173,8 @@ def test_both_exact_solvers_prove_the_optimum_from_the_cut_bound(monkeypatch):
         assert out.info["lp_bound"] <= verify(inst, out).cost + TOL
 
 
-def test_proven_bound_is_the_loops_own_and_needs_its_time():
-    inst, _ = generate("kanon-random", seed=1, n=40, k=2)
-    found = lp_bound(inst, time_limit=60)
+def test_proven_bound_is_the_loops_own_and_needs_its_time(cut_case):
+    inst, found, _ = cut_case
     sr, lattice = found.subset_row, BoxLattice(inst)
     again = proven_bound(lattice, sr.prices, sr.cuts)  # the loop's pays its pricing tolerance
     assert sr.value - 1e-12 <= again <= sr.value + 1e-6
