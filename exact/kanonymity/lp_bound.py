@@ -42,7 +42,10 @@ from anonratio.exact.kanonymity.subset_row import SubsetRowBound, proven_bound, 
 from anonratio.instances import KAnonymityInstance
 from anonratio.instances.kanonymity.instance import nn_prices
 
-__all__ = ["BOUND_SOURCES", "LPBound", "Master", "lp_bound", "nn_bound", "groups_of", "recheck"]
+__all__ = [
+    "BOUND_SOURCES", "LPBound", "Master", "lp_bound", "nn_bound", "groups_of", "recheck",
+    "check_bound",
+]  # fmt: skip
 
 #: the names a bound's ``source`` takes, weakest stage first
 BOUND_SOURCES = (
@@ -320,6 +323,16 @@ def _cut(out, lattice, deadline, seed, t0, cuts):
     return out
 
 
+def check_bound(bound: LPBound, u: int) -> None:
+    """Raise unless ``bound`` is an :class:`LPBound` pricing ``u`` unique records."""
+    if not isinstance(bound, LPBound):
+        raise TypeError(f"bound must be an LPBound, got {type(bound).__name__}")
+    if np.shape(bound.prices) != (u,):
+        raise ValueError(
+            f"bound: prices for {np.size(bound.prices)} unique records, the instance has {u}"
+        )
+
+
 def recheck(
     bound: LPBound, lattice: BoxLattice, *, deadline: float | None = None
 ) -> LPBound | None:
@@ -348,13 +361,7 @@ def recheck(
     ValueError
         If ``bound`` does not price the lattice's unique records.
     """
-    if not isinstance(bound, LPBound):
-        raise TypeError(f"bound must be an LPBound, got {type(bound).__name__}")
-    if np.shape(bound.prices) != (lattice.u,):
-        raise ValueError(
-            f"bound: prices for {np.size(bound.prices)} unique records, the instance has "
-            f"{lattice.u}"
-        )
+    check_bound(bound, lattice.u)
     t0 = perf_counter()
     found = _lagrangian(lattice, np.asarray(bound.prices, dtype=float), deadline)
     if found is None:

@@ -57,7 +57,7 @@ from anonratio.exact.kanonymity.incumbents import (
     hint_incumbent,
     nn_groups,
 )
-from anonratio.exact.kanonymity.lp_bound import LPBound, lp_bound, recheck
+from anonratio.exact.kanonymity.lp_bound import LPBound, check_bound, lp_bound, recheck
 from anonratio.exact.kanonymity.subset_row import SubsetRowCuts
 from anonratio.exact.options import check_hint_labels, check_upper_bound
 from anonratio.exact.run import RunResult, check_run_options
@@ -108,13 +108,7 @@ def _solve_iv(instance, time_limit, seed, threads, hint, upper_bound, bound=None
     """Validate the options of the exact k-anonymity solvers (shared by every method)."""
     check_instance(instance, KAnonymityInstance)
     if bound is not None:
-        if not isinstance(bound, LPBound):
-            raise TypeError(f"bound must be an LPBound, got {type(bound).__name__}")
-        u = len(instance.unique_records[2])
-        if np.shape(bound.prices) != (u,):
-            raise ValueError(
-                f"bound: prices for {np.size(bound.prices)} unique records, the instance has {u}"
-            )
+        check_bound(bound, len(instance.unique_records[2]))
     time_limit, solver_seed, threads = check_run_options(time_limit, seed, threads)
     upper_bound = check_upper_bound(upper_bound)
     labels = check_hint_labels(instance, hint)
