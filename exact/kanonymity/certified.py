@@ -51,9 +51,9 @@ ROUNDS_SHARE = 0.75
 MIN_ROUNDS_S = 2.0
 
 #: most unique records the exact rounds are tried on. Measured on Adult samples (k = 5, 120 s,
-#: one core): from local search's partition they reach 538.5 instead of the region search's
-#: 565.4 at 198 unique records and 951.6 instead of 984.0 at 389, but improve nothing in their
-#: 27 s at 940 (too many groups of small reduced cost), where the region search saves 37.
+#: one core): with them the run ends at 538.5 instead of 565.4 at 198 unique records and at
+#: 951.6 instead of 984.0 at 389, but they improve nothing in their 27 s at 940 (too many
+#: groups of small reduced cost), where the region search saves 37.
 ROUNDS_MAX_UNIQUE = 500
 
 
@@ -118,7 +118,6 @@ def certify(
     deadline = t0 + time_limit
     if time_limit < SIDE_BY_SIDE_MIN_S:
         threads = 1  # starting a second interpreter would take most of the time
-    rounds = None
     if threads == 1:
         bound = lp_bound(
             instance, time_limit=BOUND_SHARE * time_limit, starts=[solution.labels], seed=seed or 0

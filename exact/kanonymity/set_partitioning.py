@@ -230,11 +230,11 @@ def _bound_phase(d, st, *, t0, time_limit, bound=None):
     nodes = lattice_nodes(d.instance)
     if LATTICE_MIN_UNIQUE <= d.u and nodes * d.u <= MAX_LATTICE_WORK:
         lattice = st.lattice = BoxLattice(d.instance)
-        limit = max(0.0, 0.5 * time_limit - (perf_counter() - t0))
-        found = None if bound is None else recheck(bound, lattice, deadline=perf_counter() + limit)
+        deadline = t0 + 0.5 * time_limit
+        found = None if bound is None else recheck(bound, lattice, deadline=deadline)
         if found is None:
             found = lp_bound(
-                d.instance, time_limit=max(0.0, 0.5 * time_limit - (perf_counter() - t0)),
+                d.instance, time_limit=max(0.0, deadline - perf_counter()),
                 starts=[decode(d, st.inc)] if st.inc is not None else [],
                 lattice=lattice, max_master=d.u,
             )  # fmt: skip

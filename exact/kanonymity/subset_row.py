@@ -366,10 +366,10 @@ def subset_row_bound(
                 break
             lp, pi, cuts, x = solved
             out.rounds, out.lp_value = out.rounds + 1, lp
-            # partial: stop at max_new negative groups; a sweep that finds fewer is exhaustive,
-            # and every group it did not return has rc' > -ptol (the bound pays K ptol for it)
+            # every group not returned has rc' > -ptol (the bound pays K ptol for it); partial:
+            # stop at max_new of them, and only a sweep that finds fewer is exhaustive
             members, rc, exhaustive = box_groups(
-                lattice, pi, -ptol if partial else 0.0, deadline=deadline, penalty=cuts.penalty,
+                lattice, pi, -ptol, deadline=deadline, penalty=cuts.penalty,
                 max_columns=max_new if partial else max_columns,
             )  # fmt: skip
             bound = _lagrangian(lattice, pi, cuts, np.r_[rc, -ptol], exhaustive)
