@@ -44,6 +44,12 @@ __all__ = ["BoxLP", "ascend", "box_lp", "dual_lp"]
 _GAIN = 1e-9
 #: a box is cut when its slack is below ``-_CUT k p_L`` at the LP's prices
 _CUT = 1e-6
+#: the interior point's optimality tolerance in each round (HiGHS's default is 1e-8). A round's
+#: LP prices are only a direction, repaired and raised afterwards, so stopping early loses
+#: nothing and leaves more central prices, which the repair keeps more of: on full Adult (k = 5,
+#: 450 s) the bound ends at 20,025.8 after 4 rounds instead of 19,960.9 after 3, and on a
+#: generated 10k table at 36,758 after 3 instead of 36,454 after 2.
+IPM_TOL = 1e-2
 
 
 @dataclass
@@ -109,7 +115,7 @@ def ascend(
 
 def dual_lp(
     lattice: BoxLattice, cost: np.ndarray, members: np.ndarray, upper: np.ndarray, *,
-    time_limit: float, seed: int = 0,
+    time_limit: float, seed: int = 0, tolerance: float | None = None,
 ) -> tuple[float, np.ndarray] | None:  # fmt: skip
     """The dual LP over the given boxes, prices at most ``upper``: ``(value, prices)``.
 
@@ -126,6 +132,8 @@ def dual_lp(
         Seconds for HiGHS.
     seed : int
         HiGHS's random seed.
+    tolerance : float, optional
+        The interior point's optimality tolerance (HiGHS's default, 1e-8, when None).
 
     Returns
     -------
@@ -150,6 +158,8 @@ def dual_lp(
     h.setOptionValue("time_limit", max(0.01, float(time_limit)))
     h.setOptionValue("solver", "ipm")  # an interior point: no crossover needed for prices
     h.setOptionValue("run_crossover", "off")
+    if tolerance is not None:
+        h.setOptionValue("ipm_optimality_tolerance", float(tolerance))
     inf = highspy.kHighsInf
     lower = np.r_[np.full(u + n_box, -inf), np.zeros(n_pair)]  # prices may fall below 0
     upper_col = np.r_[np.asarray(upper, dtype=float), np.full(n_box + n_pair, inf)]
@@ -245,8 +255,9 @@ def box_lp(
         if cap is not None:
             upper = np.minimum(upper, cap)
         solved = dual_lp(
-            lattice, cost, members, upper, time_limit=deadline - perf_counter(), seed=seed
-        )
+            lattice, cost, members, upper, time_limit=deadline - perf_counter(), seed=seed,
+            tolerance=IPM_TOL,
+        )  # fmt: skip
         if solved is None:
             break
         lp_value, y = solved
