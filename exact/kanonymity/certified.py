@@ -101,10 +101,9 @@ def certify(
         search's counts (``region_*``), the exact rounds' status, cost, bound, seconds, saving and
         whether they reused the bound (``rounds_*``; absent when they did not run: too little
         time, more than ``ROUNDS_MAX_UNIQUE`` unique records, or a table too large for the
-        exact models) and
-        ``threads`` (the processes used, 1 or 2). With two, a
-        bound process that fails or overruns its time leaves ``bound_note``: its best progress
-        report is the bound (the nearest-neighbour bound when it sent none).
+        exact models) and ``threads`` (the processes used, 1 or 2). With two, a bound process
+        that fails or overruns its time leaves ``bound_note``: its best progress report is the
+        bound (the nearest-neighbour bound when it sent none).
 
     Raises
     ------

@@ -116,7 +116,8 @@ def test_a_short_time_limit_keeps_one_process():
 
 def test_exact_rounds_from_the_bound_prove_the_optimum(cut_case, monkeypatch):
     monkeypatch.setattr(set_partitioning, "LATTICE_MIN_UNIQUE", 0)  # the lattice path
-    inst, _, opt = cut_case
+    inst, _, fresh = cut_case
+    opt = fresh.objective
     start = forest(inst)
     sol = certify(inst, start, time_limit=30, seed=0)
     info = sol.info

@@ -187,12 +187,12 @@ def test_recheck_proves_the_bound_again_from_its_prices(inst):
 
 
 def test_recheck_trusts_the_prices_not_the_claimed_value(cut_case):
-    inst, found, opt = cut_case  # the subset-row stage won: its cut prices are checked too
+    inst, found, fresh = cut_case  # the subset-row stage won: its cut prices are checked too
     inflated = replace(found, value=found.value + 10.0, prices=found.prices + 1.0)
     inflated.subset_row = replace(found.subset_row, value=found.value + 10.0)
     again = recheck(inflated, BoxLattice(inst))
     assert again.value == pytest.approx(found.value, abs=1e-6)
-    assert again.source == "subset-row" and again.value <= opt + TOL
+    assert again.source == "subset-row" and again.value <= fresh.objective + TOL
 
 
 def test_recheck_refuses_a_bound_of_another_instance(cut_case):
@@ -207,9 +207,10 @@ def test_recheck_refuses_a_bound_of_another_instance(cut_case):
 @pytest.mark.parametrize("solve", [solve_cpsat, solve_highs])
 def test_exact_solvers_start_from_a_given_bound(solve, cut_case, monkeypatch):
     monkeypatch.setattr(set_partitioning, "LATTICE_MIN_UNIQUE", 0)  # the lattice path
-    inst, found, opt = cut_case
+    inst, found, fresh = cut_case  # `fresh`: CP-SAT on the lattice path without a bound
     out = solve(inst, time_limit=120, seed=0, bound=found)
-    assert out.status == "optimal" and out.objective == pytest.approx(opt)
+    assert out.status == "optimal" and out.objective == pytest.approx(fresh.objective)
+    assert not fresh.info["bound_given"]
     assert out.info["bound_given"] and out.info["lp_bound"] == pytest.approx(found.value, abs=1e-6)
     with pytest.raises(ValueError, match="bound: prices for"):
         solve(inst, time_limit=10, bound=replace(found, prices=found.prices[:-1]))
