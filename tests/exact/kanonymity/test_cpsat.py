@@ -164,6 +164,24 @@ def test_solution_records_run_parameters(kx):
     assert sol.time_s > 0
 
 
+@pytest.mark.parametrize("threads", [1, 2, 8])
+def test_rounds_run_without_symmetry_search(kx, monkeypatch, threads):
+    # CP-SAT's presolve hung on an orbitope of a round's program, past its time limit
+    import anonratio.exact.kanonymity.cpsat as module
+
+    seen = []
+    run_cpsat = module.run_cpsat
+
+    def spy(model, **options):
+        seen.append(options["parameters"])
+        return run_cpsat(model, **options)
+
+    monkeypatch.setattr(module, "run_cpsat", spy)
+    instance = kx.binary_instance(12, 6, 3, seed=1)
+    check_optimal(instance, solve_cpsat(instance, time_limit=10, threads=threads))
+    assert seen and all(p["symmetry_level"] == 0 for p in seen)
+
+
 def test_dispatch_through_solve_k_anonymity(kx):
     instance = kx.binary_instance(8, 4, 2, seed=4)
     sol = solve_k_anonymity(instance, method="cpsat", time_limit=10)
