@@ -83,7 +83,8 @@ class SPTask:
     The builder minimizes ``cost @ z + del_coef * sum(dele)`` subject to
     ``incidence @ z + dele == counts`` (``dele`` only with row deletion), ``0 <= z <= zmax``,
     ``lb <= objective`` and ``objective <= ub`` (when given), starting from ``hint_z`` /
-    ``hint_del`` (when given), and returns ``(RunResult, z, dele)``. Two families of rows hold
+    ``hint_del`` (when given), with the solver's limit ``time_limit`` read after the model is
+    built, and returns ``(RunResult, z, dele)``. Two families of rows hold
     for every partition of cost ``<= ub`` and tighten the model: ``cuts = (rows, rhs)``,
     subset-row cuts ``rows @ z <= rhs``, and ``budget = (rc, rc_del, room)``, the reduced-cost
     budget ``rc @ z [+ rc_del @ dele] <= room`` (see :func:`_valid_rows`).
@@ -97,11 +98,17 @@ class SPTask:
     ub: float | None
     hint_z: np.ndarray | None
     hint_del: np.ndarray | None
-    time_limit: float
+    deadline: float
     seed: int
     threads: int
     cuts: tuple[sp.csr_matrix, np.ndarray] | None = None
     budget: tuple[np.ndarray, np.ndarray | None, float] | None = None
+
+    @property
+    def time_limit(self) -> float:
+        """Seconds left until ``deadline``, read when the solver starts: the time spent
+        building the model counts (at least a millisecond, as solvers need a positive limit)."""
+        return max(1e-3, self.deadline - perf_counter())
 
 
 def _solve_iv(instance, time_limit, seed, threads, hint, upper_bound, bound=None):
@@ -296,8 +303,7 @@ def _rounds(d, st, sp_solve, center, base, *, deadline, seed, threads, max_colum
         task = SPTask(
             d, cols, a, cols.zmax(a, d.counts), st.bound, st.limit,
             None if st.inc is None else _hint_on(cols, st.inc),
-            None if st.inc is None else st.inc.dele,
-            max(1e-3, deadline - perf_counter()), seed, threads,
+            None if st.inc is None else st.inc.dele, deadline, seed, threads,
             *_valid_rows(d, st, cols, a, center, st.limit),
         )  # fmt: skip
         st.run, z, dele = sp_solve(task)

@@ -1,5 +1,6 @@
 """Group enumeration, prices, incumbents and the solve loop of the exact k-anonymity models."""
 
+import time
 from itertools import combinations_with_replacement
 
 import numpy as np
@@ -159,6 +160,26 @@ def test_capped_enumeration_never_claims_what_it_did_not_prove(kx):
         assert sol.lower_bound == sol.objective
     else:
         assert "max_columns=10" in sol.info["reason"]
+
+
+def test_round_time_limit_is_read_when_the_solver_starts(kx):
+    # the time spent building a round's model comes out of the solver's limit
+    limits = []
+
+    def slow_builder(task):
+        limits.append(task.time_limit)
+        time.sleep(0.05)  # building the model
+        limits.append(task.time_limit)
+        return _sp_cpsat(task)
+
+    instance = kx.binary_instance(12, 6, 3, seed=1)
+    sol = solve_by_columns(
+        instance, slow_builder, algorithm="cpsat", time_limit=20, seed=0, threads=1,
+        hint=None, upper_bound=None, need_integral=True,
+    )  # fmt: skip
+    assert sol.status == "optimal"
+    assert limits and all(0 < b <= a - 0.05 for a, b in zip(limits[::2], limits[1::2], strict=True))
+    assert max(limits) <= 20
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)

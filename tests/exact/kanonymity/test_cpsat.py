@@ -182,6 +182,15 @@ def test_rounds_run_without_symmetry_search(kx, monkeypatch, threads):
     assert seen and all(p["symmetry_level"] == 0 for p in seen)
 
 
+def test_large_rounds_run_without_presolve():
+    # CP-SAT's presolve ran past the time limit on a round of 3.2 million terms
+    from anonratio.exact.kanonymity.cpsat import PRESOLVE_MAX_TERMS, _cpsat_parameters
+
+    for threads in (1, 2, 8):
+        assert "cp_model_presolve" not in _cpsat_parameters(threads, PRESOLVE_MAX_TERMS)
+        assert _cpsat_parameters(threads, PRESOLVE_MAX_TERMS + 1)["cp_model_presolve"] is False
+
+
 def test_dispatch_through_solve_k_anonymity(kx):
     instance = kx.binary_instance(8, 4, 2, seed=4)
     sol = solve_k_anonymity(instance, method="cpsat", time_limit=10)
