@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 from anonratio.exact import solve_k_anonymity
-from anonratio.exact.kanonymity.cpsat import solve_cpsat
+from anonratio.exact.kanonymity import cpsat
+from anonratio.exact.kanonymity.cpsat import PRESOLVE_MAX_TERMS, _cpsat_parameters, solve_cpsat
 from anonratio.instances import (
     KAnonymityInstance,
     Solution,
@@ -167,16 +168,14 @@ def test_solution_records_run_parameters(kx):
 @pytest.mark.parametrize("threads", [1, 2, 8])
 def test_rounds_run_without_symmetry_search(kx, monkeypatch, threads):
     # CP-SAT's presolve hung on an orbitope of a round's program, past its time limit
-    import anonratio.exact.kanonymity.cpsat as module
-
     seen = []
-    run_cpsat = module.run_cpsat
+    run_cpsat = cpsat.run_cpsat
 
     def spy(model, **options):
         seen.append(options["parameters"])
         return run_cpsat(model, **options)
 
-    monkeypatch.setattr(module, "run_cpsat", spy)
+    monkeypatch.setattr(cpsat, "run_cpsat", spy)
     instance = kx.binary_instance(12, 6, 3, seed=1)
     check_optimal(instance, solve_cpsat(instance, time_limit=10, threads=threads))
     assert seen and all(p["symmetry_level"] == 0 for p in seen)
@@ -184,8 +183,6 @@ def test_rounds_run_without_symmetry_search(kx, monkeypatch, threads):
 
 def test_large_rounds_run_without_presolve():
     # CP-SAT's presolve ran past the time limit on a round of 3.2 million terms
-    from anonratio.exact.kanonymity.cpsat import PRESOLVE_MAX_TERMS, _cpsat_parameters
-
     for threads in (1, 2, 8):
         assert "cp_model_presolve" not in _cpsat_parameters(threads, PRESOLVE_MAX_TERMS)
         assert _cpsat_parameters(threads, PRESOLVE_MAX_TERMS + 1)["cp_model_presolve"] is False
