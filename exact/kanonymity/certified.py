@@ -1,7 +1,7 @@
 """A k-anonymity partition certified by the strongest lower bound the time allows.
 
 :func:`certify` takes a feasible partition (the registry's ``kanon-certified`` passes local search
-from FOREST's, the best-known partition) and spends its time on
+from FOREST's and the box greedy's, the best-known partition) and spends its time on
 :func:`~anonratio.exact.kanonymity.lp_bound.lp_bound`: nearest-neighbour prices, dual ascent over
 the generalization lattice, then column generation where the master is small (seeded with the
 partition's groups) or cutting planes over generalization boxes where it is not. The bound's

@@ -1,8 +1,15 @@
-"""Local search over a k-anonymity partition: the best-known solution from FOREST's.
+"""Local search over a k-anonymity partition: the best-known solution from FOREST's and the box
+greedy's.
 
-A heuristic without a guarantee of its own, beyond never being worse than its start: it starts
-from FOREST's partition (cost at most max(2k − 1, 3k − 5) · OPT, Aggarwal et al. 2005) and
-improves it by three moves until none improves or the time limit passes.
+A heuristic without a guarantee of its own, beyond never being worse than FOREST. It has two
+starts: FOREST's partition (cost at most max(2k − 1, 3k − 5) · OPT, Aggarwal et al. 2005) and the
+box greedy's (:mod:`~anonratio.solvers.kanonymity.box_greedy`, where the generalization lattice
+has at most ``MAX_NODES`` nodes). From the cheaper first, then from the other while the time
+lasts, three moves improve the partition until none does; the cheapest result is returned. On
+tables with hierarchies the box greedy's start is far the cheaper (UCI Adult, k = 5: 21,805
+against FOREST's 35,862; a generated table of 10^5 records: 338,576 against 595,248), and the
+moves end far lower from it than from FOREST's (432,382 on that table); on small tables either
+descent may end lower, so both run.
 
 * **Relocate** a record from a group of more than ``k`` records to the group of one of its
   ``k − 1`` nearest neighbours, when the two groups' costs fall. All candidate moves of a round
@@ -28,9 +35,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from anonratio.instances import KAnonymityInstance, Solution
-from anonratio.instances.kanonymity.instance import member_costs
+from anonratio.instances import KAnonymityInstance, Solution, verify
+from anonratio.instances.kanonymity.instance import kanonymity_lower_bound, member_costs
 from anonratio.instances.validation import check_instance, check_number, check_seed
+from anonratio.solvers.kanonymity.box_greedy import MAX_NODES, box_greedy, lattice_size
 from anonratio.solvers.kanonymity.exchange import MAX_UNION, best_pair_splits
 from anonratio.solvers.kanonymity.forest import forest
 
@@ -207,27 +215,43 @@ def local_search(
     *,
     seed: int | np.random.Generator | None = None,
     time_limit: float = 60.0,
+    start: Solution | np.ndarray | None = None,
 ) -> Solution:
-    """Improve FOREST's partition by relocations, splits and exchanges (module docstring).
+    """The cheapest partition the moves reach from FOREST's and from the box greedy's, the
+    cheaper start first, within the time limit (module docstring).
 
     Parameters
     ----------
     instance : KAnonymityInstance
     seed : int, numpy.random.Generator or None
-        Passed to FOREST (recorded; the search itself is deterministic).
+        Passed to FOREST (recorded; the box greedy and the search are deterministic).
     time_limit : float
-        Seconds (> 0); checked between rounds, so a round may run past it.
+        Seconds (> 0) for both descents; checked between rounds, so a round may run past it.
+        The first descent always runs; the second only while time is left.
+    start : Solution or array of int, optional
+        A feasible partition to descend from instead of the two starts (e.g. to study the
+        moves): the result is then never worse than it, and FOREST's guarantee no longer
+        applies.
 
     Returns
     -------
     Solution
-        ``status="feasible"``; ``objective`` the partition's cost, never above FOREST's;
-        ``info``: ``start_cost`` (FOREST's), ``rounds``, ``relocations``, ``splits``,
-        ``exchanges``.
+        ``status="feasible"``; ``objective`` the partition's cost, never above FOREST's (nor
+        ``start``'s); ``info``: ``start``, the start of the partition returned (``"forest"``,
+        ``"box-greedy"`` or ``"given"``), ``start_cost`` (that start's cost), ``descended`` (the
+        starts descended from, in order), ``forest_cost``, ``box_greedy_cost`` (None when the
+        lattice is too large; both None with ``start``), and ``rounds``, ``relocations``,
+        ``splits``, ``exchanges`` over both descents.
+
+    Raises
+    ------
+    ValueError
+        If ``time_limit <= 0`` or ``start`` is not a feasible partition of ``instance``.
 
     Notes
     -----
-    A relocation round prices ``O(n k)`` candidates, each over the two groups' members: O(n k²
+    The starts: FOREST, and the box greedy in ``O(N_L m u)`` (``N_L`` lattice nodes). A
+    relocation round prices ``O(n k)`` candidates, each over the two groups' members: O(n k²
     m l) per round for groups of O(k) records; a split tries ``m`` orders and every cut; an
     exchange round prices ``O(n k)`` pairs of groups, each in ``O(2^s m)`` for a union of ``s``
     records (``s <= 18``).
@@ -239,14 +263,63 @@ def local_search(
     check_instance(instance, KAnonymityInstance)
     check_seed(seed)
     time_limit = check_number("time_limit", time_limit, low=0, closed="neither")
-    start = time.perf_counter()
-    first = forest(instance, seed=seed)
-    labels = np.array(first.labels, dtype=np.int64)
+    given = _check_start(instance, start)
+    t0 = time.perf_counter()
+    deadline = t0 + time_limit
+    forest_cost = greedy_cost = None
+    if given is None:
+        first = forest(instance, seed=seed)
+        starts = [("forest", first.labels, first.objective)]
+        forest_cost = first.objective
+        if lattice_size(instance) <= MAX_NODES:
+            greedy = box_greedy(instance, seed=seed)
+            greedy_cost = greedy.objective
+            starts.append(("box-greedy", greedy.labels, greedy.objective))
+        starts.sort(key=lambda s: s[2])  # the cheaper first (stable: FOREST on a tie)
+    else:
+        starts = [("given", *given)]
+    best, counts = None, dict.fromkeys(("rounds", "relocations", "splits", "exchanges"), 0)
+    descended = []
+    for name, labels, cost in starts:
+        if descended and time.perf_counter() >= deadline:
+            break  # the first start is always descended
+        labels, moves = _descend(instance, np.array(labels, dtype=np.int64), deadline)
+        descended.append(name)
+        for key, value in moves.items():
+            counts[key] += value
+        objective = _cost(instance, labels)
+        if best is None or objective < best[1]:
+            best = (labels, objective, name, cost)
+    assert best is not None
+    labels, objective, start_name, start_cost = best
+    return Solution(
+        labels,
+        ALGORITHM,
+        params=instance.params,
+        seed=seed,
+        status="feasible",
+        objective=objective,
+        lower_bound=kanonymity_lower_bound(instance),
+        time_s=time.perf_counter() - t0,
+        info={
+            "start": start_name,
+            "start_cost": start_cost,
+            "descended": descended,
+            "forest_cost": forest_cost,
+            "box_greedy_cost": greedy_cost,
+            **counts,
+        },  # fmt: skip
+    )
+
+
+def _descend(instance, labels, deadline):
+    """The moves from ``labels`` (changed in place) until none improves or ``deadline`` passes:
+    ``(labels, counts of rounds and moves)``."""
     n_groups = int(labels.max()) + 1 if (labels >= 0).any() else 0
     rounds = relocations = splits = exchanges = 0
     dirty = np.ones(n_groups, dtype=bool)  # groups whose exchanges are priced next
     exchanging = False
-    while time.perf_counter() - start < time_limit:
+    while time.perf_counter() < deadline:
         rounds += 1
         before = labels.copy()
         moved = _relocations(instance, labels, n_groups)
@@ -264,31 +337,32 @@ def local_search(
         swapped = 0
         exchanging = exchanging or moved + split == 0  # once the cheap moves ran dry
         if exchanging:
-            swapped, dirty = _exchanges(
-                instance, labels, n_groups, dirty, deadline=start + time_limit
-            )
+            swapped, dirty = _exchanges(instance, labels, n_groups, dirty, deadline=deadline)
         relocations += moved
         splits += split
         exchanges += swapped
         if moved + split + swapped == 0:
             break
-    order, starts = _members(labels, n_groups)
+    moves = dict(rounds=rounds, relocations=relocations, splits=splits, exchanges=exchanges)
+    return labels, moves
+
+
+def _cost(instance, labels):
+    """The verifier's cost of ``labels`` (deleted records at the deletion cost)."""
+    n_groups = int(labels.max()) + 1 if (labels >= 0).any() else 0
+    order, _ = _members(labels, n_groups)
     objective = float(member_costs(instance, labels[order], order, n_groups).sum())
-    deleted = int((labels < 0).sum())
-    return Solution(
-        labels,
-        ALGORITHM,
-        params=instance.params,
-        seed=first.seed,
-        status="feasible",
-        objective=objective + deleted * instance.deletion_cost,
-        lower_bound=first.lower_bound,
-        time_s=time.perf_counter() - start,
-        info={
-            "start_cost": first.objective,
-            "rounds": rounds,
-            "relocations": relocations,
-            "splits": splits,
-            "exchanges": exchanges,
-        },  # fmt: skip
-    )
+    return objective + int((labels < 0).sum()) * instance.deletion_cost
+
+
+def _check_start(instance, start):
+    """``(labels, cost)`` of a given start (None for none); ``ValueError`` unless feasible."""
+    if start is None:
+        return None
+    labels = start.labels if isinstance(start, Solution) else start
+    if labels is None:
+        raise ValueError("`start` must be a Solution with labels or a labels array, got none")
+    check = verify(instance, np.asarray(labels), strict=False)
+    if not check.feasible:
+        raise ValueError(f"`start` must be a feasible partition: {check.violations[0]}")
+    return np.asarray(labels, dtype=np.int64), float(check.cost)

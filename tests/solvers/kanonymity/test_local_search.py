@@ -1,10 +1,12 @@
-"""The local search from FOREST (solvers/kanonymity/local_search.py): verified, never worse than
-FOREST, within FOREST's guarantee of the exact optimum, better where moves help."""
+"""The local search (solvers/kanonymity/local_search.py): verified, from the cheaper of FOREST and
+the box greedy, never worse than FOREST, within FOREST's guarantee of the exact optimum; its moves
+improve FOREST's partition where they help."""
 
 import numpy as np
 import pytest
 from anonratio.bench.registry import generate
 from anonratio.instances import KAnonymityInstance, Table, verify
+from anonratio.solvers.kanonymity.box_greedy import box_greedy
 from anonratio.solvers.kanonymity.forest import forest, forest_guarantee
 from anonratio.solvers.kanonymity.local_search import local_search
 from bruteforce import kanonymity_optimum as brute_force_opt
@@ -48,7 +50,17 @@ def test_never_worse_than_forest_and_within_its_guarantee(
     sol = local_search(inst, seed=seed)
     cost = _check(inst, sol)
     start = verify(inst, forest(inst, seed=seed)).cost
-    assert cost <= start + TOL and sol.info["start_cost"] == pytest.approx(start)
+    greedy = verify(inst, box_greedy(inst)).cost
+    assert sol.info["forest_cost"] == pytest.approx(start)
+    assert sol.info["box_greedy_cost"] == pytest.approx(greedy)
+    cheaper_first = ["forest", "box-greedy"] if start <= greedy else ["box-greedy", "forest"]
+    assert sol.info["descended"] == cheaper_first  # both: the time allows
+    assert sol.info["start_cost"] == pytest.approx(
+        {"forest": start, "box-greedy": greedy}[sol.info["start"]]
+    )
+    assert cost <= min(start, greedy) + TOL
+    alone = local_search(inst, seed=seed, start=forest(inst, seed=seed))  # FOREST's descent
+    assert cost <= verify(inst, alone).cost + TOL
     opt = brute_force_opt(inst)
     assert opt - TOL <= cost <= forest_guarantee(k) * opt + TOL
 
@@ -59,16 +71,20 @@ def test_never_worse_than_forest_and_within_its_guarantee(
 )
 def test_improves_forest_where_moves_help(family, params):
     inst, _ = generate(family, seed=1, **params)
-    sol = local_search(inst, seed=0)
+    start = forest(inst, seed=0)
+    sol = local_search(inst, seed=0, start=start)
     cost = _check(inst, sol)
-    assert cost < sol.info["start_cost"] - 1e-6
+    assert sol.info["start"] == "given" and sol.info["start_cost"] == pytest.approx(start.objective)
+    assert cost < start.objective - 1e-6
     assert sol.info["relocations"] + sol.info["splits"] > 0
 
 
 def test_row_deletion_keeps_the_deleted_and_splits_large_groups():
     inst, _ = generate("kanon-random", seed=1, n=200, k=4, row_deletion=True)
-    sol = local_search(inst, seed=0)
+    start = forest(inst, seed=0)
+    sol = local_search(inst, seed=0, start=start.labels)
     _check(inst, sol)
+    assert np.array_equal(sol.labels < 0, start.labels < 0)
     assert sol.info["splits"] >= 1
     # a group of 2k identical-but-two records is split into two groups of k
     codes = np.array([[0, 0]] * 4 + [[1, 1]] * 4)
@@ -84,3 +100,16 @@ def test_clear_errors():
         local_search(inst, time_limit=0)
     with pytest.raises(TypeError, match="KAnonymityInstance"):
         local_search("table")
+    with pytest.raises(ValueError, match="`start` must be a feasible partition"):
+        local_search(inst, start=np.zeros(inst.n - 1, dtype=int))
+    with pytest.raises(ValueError, match="`start` must be a feasible partition"):
+        local_search(inst, start=np.arange(inst.n))  # groups of one record
+
+
+def test_starts_from_the_box_greedy_where_it_is_cheaper():
+    inst, _ = generate("kanon-random", seed=1, n=300, k=5)
+    greedy, first = box_greedy(inst), forest(inst, seed=0)
+    assert greedy.objective < first.objective  # the box greedy wins on generated tables
+    sol = local_search(inst, seed=0)
+    assert sol.info["descended"][0] == "box-greedy"
+    assert _check(inst, sol) <= greedy.objective + TOL
