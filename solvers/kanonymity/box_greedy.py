@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.errors import UnsupportedInstanceError
-from anonratio.instances.kanonymity.instance import kanonymity_lower_bound, member_costs
+from anonratio.instances.kanonymity.instance import member_costs
 from anonratio.instances.validation import check_instance, check_seed
 
 __all__ = ["box_greedy", "lattice_size"]
@@ -65,7 +65,7 @@ def box_greedy(
     -------
     Solution
         ``status="feasible"``; ``objective`` the partition's cost (deletions at ``sum_j w_j``);
-        ``lower_bound`` the nearest-neighbour bound; ``info``: ``boxes`` (boxes taken),
+        no ``lower_bound`` (the greedy proves none); ``info``: ``boxes`` (boxes taken),
         ``nodes_visited`` and ``leftover`` (records joined to the last group or deleted).
 
     Raises
@@ -102,7 +102,6 @@ def box_greedy(
         seed=seed,
         status="feasible",
         objective=objective + deleted * instance.deletion_cost,
-        lower_bound=kanonymity_lower_bound(instance),
         time_s=time.perf_counter() - t0,
         info={"boxes": len(price), "nodes_visited": visited, "leftover": leftover},
     )

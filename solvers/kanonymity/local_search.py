@@ -36,7 +36,7 @@ import time
 
 import numpy as np
 from anonratio.instances import KAnonymityInstance, Solution, verify
-from anonratio.instances.kanonymity.instance import kanonymity_lower_bound, member_costs
+from anonratio.instances.kanonymity.instance import member_costs
 from anonratio.instances.validation import check_instance, check_number, check_seed
 from anonratio.solvers.kanonymity.box_greedy import MAX_NODES, box_greedy, lattice_size
 from anonratio.solvers.kanonymity.exchange import MAX_UNION, best_pair_splits
@@ -237,7 +237,8 @@ def local_search(
     -------
     Solution
         ``status="feasible"``; ``objective`` the partition's cost, never above FOREST's (nor
-        ``start``'s); ``info``: ``start``, the start of the partition returned (``"forest"``,
+        ``start``'s); ``lower_bound`` FOREST's (the nearest-neighbour bound; None with
+        ``start``); ``info``: ``start``, the start of the partition returned (``"forest"``,
         ``"box-greedy"`` or ``"given"``), ``start_cost`` (that start's cost), ``descended`` (the
         starts descended from, in order), ``forest_cost``, ``box_greedy_cost`` (None when the
         lattice is too large; both None with ``start``), and ``rounds``, ``relocations``,
@@ -266,11 +267,11 @@ def local_search(
     given = _check_start(instance, start)
     t0 = time.perf_counter()
     deadline = t0 + time_limit
-    forest_cost = greedy_cost = None
+    forest_cost = greedy_cost = bound = None
     if given is None:
         first = forest(instance, seed=seed)
         starts = [("forest", first.labels, first.objective)]
-        forest_cost = first.objective
+        forest_cost, bound = first.objective, first.lower_bound
         if lattice_size(instance) <= MAX_NODES:
             greedy = box_greedy(instance, seed=seed)
             greedy_cost = greedy.objective
@@ -299,7 +300,7 @@ def local_search(
         seed=seed,
         status="feasible",
         objective=objective,
-        lower_bound=kanonymity_lower_bound(instance),
+        lower_bound=bound,
         time_s=time.perf_counter() - t0,
         info={
             "start": start_name,
