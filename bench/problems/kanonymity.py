@@ -35,8 +35,8 @@ from anonratio.instances.kanonymity import (
 )
 from anonratio.instances.kanonymity.moves import MOVES
 from anonratio.instances.loaders import ADULT_QI, load_adult
-from anonratio.solvers.kanonymity.box_greedy import MAX_NODES as BOX_GREEDY_MAX_NODES
-from anonratio.solvers.kanonymity.box_greedy import box_greedy, lattice_size
+from anonratio.solvers.kanonymity.box_greedy import box_greedy
+from anonratio.solvers.kanonymity.box_greedy import unsupported as box_greedy_unsupported
 from anonratio.solvers.kanonymity.datafly import datafly
 from anonratio.solvers.kanonymity.factor_2 import one_two_factor, one_two_factor_guarantee
 from anonratio.solvers.kanonymity.factor_3 import two_factor, two_factor_guarantee
@@ -286,14 +286,6 @@ def _no_guarantee(instance, solution=None):
     return None
 
 
-def _box_greedy_lattice(instance):
-    """The box greedy visits the generalization lattice node by node: refuse a huge one."""
-    size = lattice_size(instance)
-    if size > BOX_GREEDY_MAX_NODES:
-        return f"the generalization lattice has {size} nodes, more than {BOX_GREEDY_MAX_NODES}"
-    return None
-
-
 def _small_lattice(instance):
     """Samarati and Incognito enumerate the generalization lattice: refuse a huge one."""
     size = float(np.prod(instance.heights + 1.0))
@@ -407,7 +399,7 @@ ALGORITHMS = (
         "(generalized record) holding at least k free records becomes groups "
         "(anonratio.solvers.kanonymity.box_greedy)",
         complexity="O(N_L m u) for N_L lattice nodes, m attributes, u unique records",
-        requires=_box_greedy_lattice,
+        requires=box_greedy_unsupported,
     ),
     Algorithm(
         name="kanon-local-search",

@@ -31,10 +31,10 @@ import numpy as np
 import pandas as pd
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.errors import UnsupportedInstanceError
-from anonratio.instances.kanonymity.instance import member_costs
 from anonratio.instances.validation import check_instance, check_seed
+from anonratio.solvers.kanonymity.group_objective import labels_cost
 
-__all__ = ["box_greedy", "lattice_size"]
+__all__ = ["box_greedy", "lattice_size", "unsupported"]
 
 ALGORITHM = "kanon-box-greedy"
 
@@ -48,6 +48,15 @@ _KEY_LIMIT = 1 << 62
 def lattice_size(instance: KAnonymityInstance) -> int:
     """Nodes of the generalization lattice: ``prod_j (l_j + 1)``."""
     return int(np.prod([h.height + 1 for h in instance.hierarchies], dtype=object))
+
+
+def unsupported(instance: KAnonymityInstance) -> str | None:
+    """Why the box greedy cannot run on ``instance``: a lattice of more than :data:`MAX_NODES`
+    nodes (None when it can)."""
+    size = lattice_size(instance)
+    if size > MAX_NODES:
+        return f"the generalization lattice has {size} nodes, more than MAX_NODES={MAX_NODES}"
+    return None
 
 
 def box_greedy(
@@ -82,26 +91,19 @@ def box_greedy(
     check_instance(instance, KAnonymityInstance)
     check_seed(seed)
     t0 = time.perf_counter()
-    size = lattice_size(instance)
-    if size > MAX_NODES:
-        raise UnsupportedInstanceError(
-            f"instance: the generalization lattice has {size} nodes, more than "
-            f"MAX_NODES={MAX_NODES} for the box greedy"
-        )
+    reason = unsupported(instance)
+    if reason is not None:
+        raise UnsupportedInstanceError(f"instance: {reason} for the box greedy")
     unique, inverse, counts = instance.unique_records
     box, price, visited = _boxes(instance, unique, np.asarray(counts, dtype=np.int64))
     labels, leftover = _cut(box, np.asarray(inverse, dtype=np.int64), instance)
-    n_groups = int(labels.max(initial=-1)) + 1
-    kept = np.flatnonzero(labels >= 0)
-    deleted = len(labels) - len(kept)
-    objective = float(member_costs(instance, labels[kept], kept, n_groups).sum())
     return Solution(
         labels,
         ALGORITHM,
         params=instance.params,
         seed=seed,
         status="feasible",
-        objective=objective + deleted * instance.deletion_cost,
+        objective=labels_cost(instance, labels),
         time_s=time.perf_counter() - t0,
         info={"boxes": len(price), "nodes_visited": visited, "leftover": leftover},
     )

@@ -22,7 +22,7 @@ import numpy as np
 from anonratio.instances import KAnonymityInstance
 from anonratio.instances.kanonymity.instance import member_levels
 
-__all__ = ["member_levels", "generalization_cost", "groups_cost"]
+__all__ = ["member_levels", "generalization_cost", "groups_cost", "labels_cost"]
 
 
 def generalization_cost(
@@ -45,3 +45,17 @@ def groups_cost(instance: KAnonymityInstance, groups: Sequence[np.ndarray]) -> f
     group = np.repeat(np.arange(len(groups)), sizes)
     rows = np.concatenate(groups) if groups else np.empty(0, dtype=np.int64)
     return generalization_cost(instance, sizes, member_levels(instance, group, rows, len(groups)))
+
+
+def labels_cost(instance: KAnonymityInstance, labels: np.ndarray) -> float:
+    """Cost of a partition given as record labels (``-1``: deleted, at ``sum_j w_j`` each).
+
+    O(n log n + n · sum_j l_j) for n records.
+    """
+    labels = np.asarray(labels, dtype=np.int64)
+    kept = np.flatnonzero(labels >= 0)
+    n_groups = int(labels.max(initial=-1)) + 1
+    sizes = np.bincount(labels[kept], minlength=n_groups)
+    levels = member_levels(instance, labels[kept], kept, n_groups)
+    deleted = len(labels) - len(kept)
+    return generalization_cost(instance, sizes, levels) + deleted * instance.deletion_cost

@@ -38,9 +38,10 @@ import numpy as np
 from anonratio.instances import KAnonymityInstance, Solution, verify
 from anonratio.instances.kanonymity.instance import member_costs
 from anonratio.instances.validation import check_instance, check_number, check_seed
-from anonratio.solvers.kanonymity.box_greedy import MAX_NODES, box_greedy, lattice_size
+from anonratio.solvers.kanonymity.box_greedy import box_greedy, unsupported
 from anonratio.solvers.kanonymity.exchange import MAX_UNION, best_pair_splits
 from anonratio.solvers.kanonymity.forest import forest
+from anonratio.solvers.kanonymity.group_objective import labels_cost
 
 __all__ = ["local_search"]
 
@@ -272,7 +273,7 @@ def local_search(
         first = forest(instance, seed=seed)
         starts = [("forest", first.labels, first.objective)]
         forest_cost, bound = first.objective, first.lower_bound
-        if lattice_size(instance) <= MAX_NODES:
+        if unsupported(instance) is None:
             greedy = box_greedy(instance, seed=seed)
             greedy_cost = greedy.objective
             starts.append(("box-greedy", greedy.labels, greedy.objective))
@@ -288,7 +289,7 @@ def local_search(
         descended.append(name)
         for key, value in moves.items():
             counts[key] += value
-        objective = _cost(instance, labels)
+        objective = labels_cost(instance, labels)
         if best is None or objective < best[1]:
             best = (labels, objective, name, cost)
     assert best is not None
@@ -346,14 +347,6 @@ def _descend(instance, labels, deadline):
             break
     moves = dict(rounds=rounds, relocations=relocations, splits=splits, exchanges=exchanges)
     return labels, moves
-
-
-def _cost(instance, labels):
-    """The verifier's cost of ``labels`` (deleted records at the deletion cost)."""
-    n_groups = int(labels.max()) + 1 if (labels >= 0).any() else 0
-    order, _ = _members(labels, n_groups)
-    objective = float(member_costs(instance, labels[order], order, n_groups).sum())
-    return objective + int((labels < 0).sum()) * instance.deletion_cost
 
 
 def _check_start(instance, start):

@@ -90,6 +90,6 @@ def test_the_registry_declares_the_lattice_it_needs(monkeypatch):
     inst, _ = generate("kanon-random", seed=0, n=20, k=2)
     alg = REGISTRY["kanon-box-greedy"]
     assert alg.requires(inst) is None
-    monkeypatch.setattr("anonratio.bench.problems.kanonymity.BOX_GREEDY_MAX_NODES", 1)
-    expected = f"the generalization lattice has {lattice_size(inst)} nodes, more than 1"
+    monkeypatch.setattr(module, "MAX_NODES", 1)
+    expected = f"the generalization lattice has {lattice_size(inst)} nodes, more than MAX_NODES=1"
     assert alg.requires(inst) == expected

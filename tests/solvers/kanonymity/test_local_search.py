@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from anonratio.bench.registry import generate
 from anonratio.instances import KAnonymityInstance, Table, verify
+from anonratio.solvers.kanonymity import box_greedy as greedy_module
 from anonratio.solvers.kanonymity.box_greedy import box_greedy
 from anonratio.solvers.kanonymity.forest import forest, forest_guarantee
 from anonratio.solvers.kanonymity.local_search import local_search
@@ -113,3 +114,12 @@ def test_starts_from_the_box_greedy_where_it_is_cheaper():
     sol = local_search(inst, seed=0)
     assert sol.info["descended"][0] == "box-greedy"
     assert _check(inst, sol) <= greedy.objective + TOL
+
+
+def test_a_lattice_too_large_for_the_box_greedy_leaves_forest_alone(monkeypatch):
+    inst, _ = generate("kanon-random", seed=1, n=60, k=3)
+    monkeypatch.setattr(greedy_module, "MAX_NODES", 1)
+    sol = local_search(inst, seed=0)
+    _check(inst, sol)
+    assert sol.info["descended"] == ["forest"] and sol.info["box_greedy_cost"] is None
+    assert sol.info["start"] == "forest"
