@@ -103,6 +103,7 @@ _CBC_RESULT = re.compile(r"^Result - (.+)$", re.M)
 _CBC_OBJECTIVE = re.compile(r"^Objective value:\s*(\S+)", re.M)
 _CBC_BOUND = re.compile(r"^(?:Lower|Upper) bound:\s*(\S+)", re.M)
 _CBC_NODES = re.compile(r"^Enumerated nodes:\s*(\d+)", re.M)
+_CBC_PREPROCESSED_INFEASIBLE = "Pre-processing says infeasible or unbounded"
 
 
 def _cbc_outcome(prob, log_text):
@@ -114,9 +115,15 @@ def _cbc_outcome(prob, log_text):
     objective = float(pulp.value(prob.objective) or 0.0) if has else None
     proven_optimal = low.startswith("optimal")
     # presolve proofs print "Problem is infeasible" without a result line; the solution file
-    # (read by PuLP) then starts with "Infeasible"
+    # (read by PuLP) then starts with "Infeasible". The preprocessing's "infeasible or
+    # unbounded" leaves no solution file: it proves infeasibility when every variable is bounded.
+    bounded = all(v.lowBound is not None and v.upBound is not None for v in prob.variables())
     infeasible = "infeasible" in low or (
-        result == "no result line" and prob.sol_status == pulp.LpSolutionInfeasible
+        result == "no result line"
+        and (
+            prob.sol_status == pulp.LpSolutionInfeasible
+            or (bounded and _CBC_PREPROCESSED_INFEASIBLE in log_text)
+        )
     )
     bound = None
     if has and proven_optimal:

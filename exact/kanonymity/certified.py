@@ -97,7 +97,8 @@ def certify(
         partition's optimality); ``info`` keeps ``solution``'s and adds each bound
         stage's value and seconds (``bound_<stage>``, ``bound_<stage>_s``), the winner
         (``lower_bound_source``), whether the LP relaxation was solved (``lp_solved``), the
-        dual-ascent rounds, the unique records, the start's cost (``start_cost``), the region
+        dual-ascent rounds, the unique records, ``solution``'s cost (``input_cost``; its own
+        ``start`` and ``start_cost``, if any, are kept), the region
         search's counts (``region_*``), the exact rounds' status, cost, bound, seconds, saving and
         whether they reused the bound (``rounds_*``; absent when they did not run: too little
         time, more than ``ROUNDS_MAX_UNIQUE`` unique records, or a table too large for the
@@ -145,7 +146,7 @@ def certify(
         cg_iterations=bound.cg_iterations,
         box_lp_rounds=bound.box_rounds,
         n_unique=bound.prices.size,
-        start_cost=float(start.cost),
+        input_cost=float(start.cost),
         threads=threads,
         **searched,
     )  # fmt: skip

@@ -55,9 +55,10 @@ def _sp_pulp(task, solver):
         terms += [(v, float(d.del_coef)) for v in dele]
     objective = pulp.LpAffineExpression(terms)
     prob.setObjective(objective)
-    # Valid bounds: the proven lower bound, and the incumbent's cost (or the given upper bound).
-    lb = math.ceil(task.lb - 1e-6) if d.integral else task.lb * (1 - 1e-9)
-    prob += pulp.LpAffineExpression(terms) >= lb, "objective_lower_bound"
+    # The incumbent's cost (or the given upper bound) caps the objective. The proven lower bound
+    # is left out: an ``objective >= lb`` row flattens the LP relaxation's optimum onto that face
+    # and slows the proof (HiGHS proved the last round of a 175-record Adult sample at k = 5,
+    # 11,271 groups, in 44 s without it and in 115 s with it).
     if task.ub is not None:
         ub = math.floor(task.ub + 1e-6) if d.integral else task.ub * (1 + 1e-9)
         prob += pulp.LpAffineExpression(terms) <= ub, "objective_upper_bound"

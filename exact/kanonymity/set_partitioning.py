@@ -13,7 +13,8 @@ argument are in :mod:`anonratio.exact.kanonymity.columns`. The loop:
 2. *Rounds*: enumerate every group with reduced cost ``rc_G <= Delta`` (box by box over the
    lattice, :mod:`~anonratio.exact.kanonymity.box_enumeration`, when step 1 priced over it; else
    from representatives), plus the incumbent's groups; solve that set-partitioning program with
-   ``LB <= objective <= U`` (``U``: the incumbent's cost or ``upper_bound``). Any partition using a
+   ``objective <= U`` (``U``: the incumbent's cost or ``upper_bound``; the proven ``LB`` is no
+   row of the program, as it slows the solvers' proofs). Any partition using a
    group outside the set costs more than ``LB + Delta``; so the round's optimum ``z`` is optimal
    overall when ``z <= LB + Delta`` (rounded up to the next integer for integral costs). Otherwise
    the next round takes ``Delta = min(z − LB − 1, 2 Delta + 1)``. A round without any solution
@@ -82,12 +83,13 @@ class SPTask:
 
     The builder minimizes ``cost @ z + del_coef * sum(dele)`` subject to
     ``incidence @ z + dele == counts`` (``dele`` only with row deletion), ``0 <= z <= zmax``,
-    ``lb <= objective`` and ``objective <= ub`` (when given), starting from ``hint_z`` /
+    and ``objective <= ub`` (when given), starting from ``hint_z`` /
     ``hint_del`` (when given), with the solver's limit ``time_limit`` read after the model is
     built, and returns ``(RunResult, z, dele)``. Two families of rows hold
     for every partition of cost ``<= ub`` and tighten the model: ``cuts = (rows, rhs)``,
     subset-row cuts ``rows @ z <= rhs``, and ``budget = (rc, rc_del, room)``, the reduced-cost
-    budget ``rc @ z [+ rc_del @ dele] <= room`` (see :func:`_valid_rows`).
+    budget ``rc @ z [+ rc_del @ dele] <= room`` (see :func:`_valid_rows`). ``lb``, the proven
+    lower bound, is not a row: the builders use it for tolerances only.
     """
 
     data: KAnonData

@@ -239,6 +239,9 @@ Enumerated nodes:               248
 """
 CBC_OPT = "Result - Optimal solution found\n\nObjective value:  3486.0\nEnumerated nodes: 0\n"
 CBC_INF = "Result - Linear relaxation infeasible\n\nEnumerated nodes: 0\n"
+CBC_PRE = "Cgl0000I Cut generators found to be infeasible! (or unbounded)\n" + (
+    "Pre-processing says infeasible or unbounded\n"
+)
 
 
 @pytest.mark.parametrize(
@@ -249,6 +252,9 @@ CBC_INF = "Result - Linear relaxation infeasible\n\nEnumerated nodes: 0\n"
         (CBC_TIME, pulp.LpSolutionIntegerFeasible, 268760.0, "time_limit", 268701.5),
         (CBC_OPT, pulp.LpSolutionOptimal, 3486.0, "optimal", 3486.0),
         (CBC_INF, pulp.LpSolutionInfeasible, 0.0, "infeasible", None),
+        # preprocessing's "infeasible or unbounded": infeasible when every variable is bounded
+        (CBC_PRE, pulp.LpSolutionNoSolutionFound, 0.0, "infeasible", None),
+        (CBC_PRE + "free", pulp.LpSolutionNoSolutionFound, 0.0, "error", None),
         ("garbage", pulp.LpSolutionNoSolutionFound, 0.0, "error", None),
         (
             "Result - Stopped on time limit\n",
@@ -260,7 +266,8 @@ CBC_INF = "Result - Linear relaxation infeasible\n\nEnumerated nodes: 0\n"
     ],
 )
 def test_cbc_log_outcomes(log, sol_status, obj, expected, bound):
-    prob = SimpleNamespace(sol_status=sol_status, objective=obj)
+    x = pulp.LpVariable("x", 0, None if log.endswith("free") else 1)
+    prob = SimpleNamespace(sol_status=sol_status, objective=obj, variables=lambda: [x])
     kw, objective, stats = _cbc_outcome(prob, log)
     status, b = decide_status(objective=objective, integral=False, **kw)
     assert status == expected

@@ -179,3 +179,30 @@ def test_proven_bound_is_the_loops_own_and_needs_its_time(cut_case):
     again = proven_bound(lattice, sr.prices, sr.cuts)  # the loop's pays its pricing tolerance
     assert sr.value - 1e-12 <= again <= sr.value + 1e-9 * max(1.0, abs(sr.value))
     assert proven_bound(lattice, sr.prices, sr.cuts, deadline=perf_counter() - 1) == -np.inf
+
+
+def test_rounds_cap_the_objective_from_above_only(monkeypatch):
+    # an `objective >= lb` row slows the solvers' proofs (the lb stays proven by the loop alone)
+    from anonratio.exact.kanonymity import cpsat, ilp
+
+    monkeypatch.setattr(set_partitioning, "LATTICE_MIN_UNIQUE", 0)
+    inst, _ = generate("kanon-random", seed=1, n=24, k=2)
+    models, problems = [], []
+    run_cpsat, run_pulp = cpsat.run_cpsat, ilp.run_pulp
+    monkeypatch.setattr(cpsat, "run_cpsat", lambda m, **kw: models.append(m) or run_cpsat(m, **kw))
+    monkeypatch.setattr(ilp, "run_pulp", lambda p, **kw: problems.append(p) or run_pulp(p, **kw))
+    a, b = solve_cpsat(inst, time_limit=120, seed=0), solve_highs(inst, time_limit=120, seed=0)
+    assert a.status == b.status == "optimal" and models and problems
+    for model in models:
+        proto = model.proto
+        objective = sorted(zip(proto.objective.vars, proto.objective.coeffs, strict=True))
+        over = [
+            c.linear.domain
+            for c in proto.constraints
+            if sorted(zip(c.linear.vars, c.linear.coeffs, strict=True)) == objective
+        ]
+        assert len(over) == 1 and over[0][0] < -(2**40)  # one row, `objective <= ub`
+    for prob in problems:
+        objective = dict(prob.objective.items())
+        over = [c for c in prob.constraints.values() if dict(c.items()) == objective]
+        assert len(over) == 1 and over[0].sense == -1  # LpConstraintLE
