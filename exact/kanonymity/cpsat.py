@@ -87,9 +87,9 @@ def _sp_cpsat(task):
         objective += int(round(d.del_coef)) * lin.sum(dele)
     # The incumbent's cost (or the given upper bound) caps the objective. The proven lower bound
     # is left out: an ``objective >= lb`` row flattens the LP relaxation's optimum onto that face
-    # and slows the proof. On the last round of two 175-record Adult samples at k = 5 (11,271
-    # and 13,698 groups, one worker) CP-SAT proved the round's optimum in 33–38 s without it
-    # and not within 120 s with it (two seeds each).
+    # and slows the proof. On the last round of a 175-record Adult sample at k = 5 (13,698
+    # groups, one worker) CP-SAT proved the round's optimum in 33–38 s without it and not within
+    # 120 s with it (two seeds each).
     if task.ub is not None:
         model.add(objective <= math.floor(task.ub + 1e-6))
     model.minimize(objective)
