@@ -106,6 +106,11 @@ _CBC_NODES = re.compile(r"^Enumerated nodes:\s*(\d+)", re.M)
 _CBC_PREPROCESSED_INFEASIBLE = "Pre-processing says infeasible or unbounded"
 
 
+def _bounded(prob):
+    """Whether every variable of ``prob`` has both bounds (then it cannot be unbounded)."""
+    return all(v.lowBound is not None and v.upBound is not None for v in prob.variables())
+
+
 def _cbc_outcome(prob, log_text):
     """Read status and bound from CBC's log (``Result - ...``, ``Objective value``, bound)."""
     result = _CBC_RESULT.search(log_text)
@@ -117,12 +122,11 @@ def _cbc_outcome(prob, log_text):
     # presolve proofs print "Problem is infeasible" without a result line; the solution file
     # (read by PuLP) then starts with "Infeasible". The preprocessing's "infeasible or
     # unbounded" leaves no solution file: it proves infeasibility when every variable is bounded.
-    bounded = all(v.lowBound is not None and v.upBound is not None for v in prob.variables())
     infeasible = "infeasible" in low or (
         result == "no result line"
         and (
             prob.sol_status == pulp.LpSolutionInfeasible
-            or (bounded and _CBC_PREPROCESSED_INFEASIBLE in log_text)
+            or (_CBC_PREPROCESSED_INFEASIBLE in log_text and _bounded(prob))
         )
     )
     bound = None
