@@ -46,6 +46,7 @@ from anonratio.exact.options import check_run_options
 from anonratio.exact.pulp_run import PULP_SOLVERS, run_pulp
 from anonratio.exact.status import (
     HIGHS_LIMITS,
+    HIGHS_PRESOLVE_RULES_OFF,
     RunResult,
     decide_status,
     highs_claims,
@@ -63,6 +64,7 @@ __all__ = [
     "run_pulp",
     "PULP_SOLVERS",
     "HIGHS_LIMITS",
+    "HIGHS_PRESOLVE_RULES_OFF",
 ]
 
 

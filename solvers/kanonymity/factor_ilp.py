@@ -13,7 +13,7 @@ import time
 import highspy
 import numpy as np
 import scipy.sparse as sp
-from anonratio.exact.run import decide_status, highs_claims
+from anonratio.exact.run import HIGHS_PRESOLVE_RULES_OFF, decide_status, highs_claims
 
 __all__ = []
 
@@ -54,6 +54,7 @@ def _highs(n, iu, ju, c, ids, lower, upper, deadline, seed, integer):
     h.setOptionValue("mip_rel_gap", 0.0)
     h.setOptionValue("mip_abs_gap", _abs_gap(c))
     h.setOptionValue("random_seed", seed)
+    h.setOptionValue("presolve_rule_off", HIGHS_PRESOLVE_RULES_OFF)  # rules blind to the limit
     if deadline is not None:
         h.setOptionValue("time_limit", max(deadline - time.perf_counter(), 1e-3))
     h.passModel(lp)

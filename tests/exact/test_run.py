@@ -2,16 +2,20 @@
 on fakes and on real solvers."""
 
 import math
+import time
+from time import perf_counter
 from types import SimpleNamespace
 
 import highspy
 import numpy as np
 import pulp
 import pytest
+from anonratio.exact import pulp_run
 from anonratio.exact.options import check_upper_bound
 from anonratio.exact.pulp_run import _cbc_outcome, _highs_outcome
 from anonratio.exact.run import (
     HIGHS_LIMITS,
+    HIGHS_PRESOLVE_RULES_OFF,
     check_run_options,
     decide_status,
     highs_claims,
@@ -423,3 +427,33 @@ def test_run_pulp_rejects_unknown_solver():
     prob, _, _ = small_mip()
     with pytest.raises(ValueError, match=r"`solver` must be one of \('highs', 'cbc'\), got 'glpk'"):
         run_pulp(prob, solver="glpk", time_limit=1)
+
+
+def test_highs_time_limit_counts_pulps_copy_of_the_model(monkeypatch):
+    # PuLP copies the model into highspy before HiGHS runs; that copy counts against the limit
+    prob, _ = hard_mip(50)
+    build = pulp_run._HiGHSWithStart.buildSolverModel
+
+    def slow_build(self, lp):
+        build(self, lp)
+        time.sleep(0.3)
+
+    monkeypatch.setattr(pulp_run._HiGHSWithStart, "buildSolverModel", slow_build)
+    run_pulp(prob, solver="highs", time_limit=2.0)
+    _, given = prob.solverModel.getOptionValue("time_limit")
+    assert given <= 2.0 - 0.3
+
+
+def test_cbc_time_limit_is_read_when_cbc_starts():
+    s = pulp_run._CBCByDeadline(msg=False, timeLimit=50.0, deadline=perf_counter() + 2.0)
+    time.sleep(0.3)
+    assert s.timeLimit <= 2.0 - 0.3  # the deadline, not the value given
+
+
+def test_highs_runs_without_enumeration_presolve():
+    # HiGHS's enumeration presolve does not look at the time limit (it ran 37 s on an 8 s
+    # limit on a 28,079-column k-anonymity round)
+    prob, x, y = small_mip()
+    run_pulp(prob, solver="highs", time_limit=10)
+    _, off = prob.solverModel.getOptionValue("presolve_rule_off")
+    assert off & HIGHS_PRESOLVE_RULES_OFF == HIGHS_PRESOLVE_RULES_OFF != 0
