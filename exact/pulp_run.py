@@ -48,13 +48,15 @@ class _HiGHSWithStart(pulp.HiGHS):
     - HiGHS's ``time_limit`` becomes the seconds left until ``deadline`` (a ``perf_counter``
       reading): PuLP's copy of the model into highspy counts (1.3 s for a 13,698-column
       set-partitioning round of a 175-record Adult sample);
-    - the presolve rules of :data:`~anonratio.exact.status.HIGHS_PRESOLVE_RULES_OFF` are off.
+    - the presolve rules of :data:`~anonratio.exact.status.HIGHS_PRESOLVE_RULES_OFF` are off,
+      and the whole presolve when ``presolve`` is False.
     """
 
-    def __init__(self, *args, start, deadline, **kwargs):
+    def __init__(self, *args, start, deadline, presolve, **kwargs):
         super().__init__(*args, **kwargs)
         self._start = start
         self._deadline = deadline
+        self._presolve = presolve
 
     def callSolver(self, lp):
         if self._start:
@@ -64,6 +66,8 @@ class _HiGHSWithStart(pulp.HiGHS):
                 value = np.array([float(v.varValue) for v in given])
                 lp.solverModel.setSolution(len(given), index, value)
         lp.solverModel.setOptionValue("presolve_rule_off", HIGHS_PRESOLVE_RULES_OFF)
+        if not self._presolve:
+            lp.solverModel.setOptionValue("presolve", "off")
         lp.solverModel.setOptionValue("time_limit", _left(self._deadline))
         super().callSolver(lp)
 
@@ -97,7 +101,7 @@ def _left(deadline):
     return max(1e-3, deadline - perf_counter())
 
 
-def _solve_highs(prob, *, deadline, seed, threads, abs_gap, warm_start, log):
+def _solve_highs(prob, *, deadline, seed, threads, abs_gap, warm_start, log, highs_presolve):
     s = _HiGHSWithStart(
         msg=log,
         timeLimit=_left(deadline),
@@ -107,6 +111,7 @@ def _solve_highs(prob, *, deadline, seed, threads, abs_gap, warm_start, log):
         random_seed=int(seed),
         start=warm_start,
         deadline=deadline,
+        presolve=highs_presolve,
     )
     if not s.available():
         raise RuntimeError(
@@ -229,6 +234,7 @@ def run_pulp(
     warm_start: bool = False,
     integral: bool = False,
     log: bool = False,
+    highs_presolve: bool = True,
 ) -> RunResult:
     """Solve a PuLP problem with HiGHS (highspy) or CBC under a time limit.
 
@@ -252,6 +258,9 @@ def run_pulp(
         bound up.
     log : bool
         Print the solver's log.
+    highs_presolve : bool
+        HiGHS's presolve (its default, ``"choose"``); False switches it off. CBC keeps its own
+        preprocessing either way.
 
     Returns
     -------
@@ -278,7 +287,7 @@ def run_pulp(
     }
     try:
         if solver == "highs":
-            _solve_highs(prob, **options)
+            _solve_highs(prob, highs_presolve=highs_presolve, **options)
             kw, objective, stats = _highs_outcome(prob, integral)
         else:
             kw, objective, stats = _cbc_outcome(prob, _solve_cbc(prob, **options))

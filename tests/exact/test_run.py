@@ -450,6 +450,14 @@ def test_cbc_time_limit_is_read_when_cbc_starts():
     assert s.timeLimit <= 2.0 - 0.3  # the deadline, not the value given
 
 
+@pytest.mark.parametrize("presolve", [True, False])
+def test_highs_presolve_can_be_switched_off(presolve):
+    prob, x, y = small_mip()
+    run = run_pulp(prob, solver="highs", time_limit=10, integral=True, highs_presolve=presolve)
+    assert run.status == "optimal" and run.objective == pytest.approx(4.0)
+    assert prob.solverModel.getOptionValue("presolve")[1] == ("choose" if presolve else "off")
+
+
 def test_highs_runs_without_enumeration_presolve():
     # HiGHS's enumeration presolve does not look at the time limit (it ran 37 s on an 8 s
     # limit on a 28,079-column k-anonymity round)
