@@ -8,13 +8,26 @@ Each solver's ``_solve_iv`` (or ``solve_iv``) checks the instance's class, then 
 
 from __future__ import annotations
 
+from time import perf_counter
 from typing import Any
 
 import numpy as np
 from anonratio.instances import Solution, verify
 from anonratio.instances.validation import MAX_SEED, check_int, check_number, check_time_limit
 
-__all__ = ["check_run_options", "check_upper_bound", "check_hint_labels", "run_params"]
+__all__ = [
+    "check_run_options",
+    "check_upper_bound",
+    "check_hint_labels",
+    "run_params",
+    "seconds_left",
+]
+
+
+def seconds_left(deadline: float) -> float:
+    """Seconds left until ``deadline`` (a ``time.perf_counter`` reading), at least a millisecond:
+    a solver's limit must be positive, even when the time ran out building its model."""
+    return max(1e-3, deadline - perf_counter())
 
 
 def check_run_options(time_limit: Any, seed: Any, threads: Any) -> tuple[float, int, int]:

@@ -22,6 +22,7 @@ from ortools.sat.python import cp_model  # noqa: F401  before pulp: see anonrati
 
 # isort: split
 import pulp
+from anonratio.exact.options import seconds_left
 from anonratio.exact.status import (
     HIGHS_PRESOLVE_RULES_OFF,
     RunResult,
@@ -38,7 +39,7 @@ PULP_SOLVERS = ("highs", "cbc")
 # ---------------------------------------------------------------------------------------------
 # HiGHS (highspy)
 # ---------------------------------------------------------------------------------------------
-class _HiGHSWithStart(pulp.HiGHS):
+class _HiGHSByDeadline(pulp.HiGHS):
     """``pulp.HiGHS`` plus a MIP start from the variables' initial values, and a deadline.
 
     Just before ``run``:
@@ -68,7 +69,7 @@ class _HiGHSWithStart(pulp.HiGHS):
         lp.solverModel.setOptionValue("presolve_rule_off", HIGHS_PRESOLVE_RULES_OFF)
         if not self._presolve:
             lp.solverModel.setOptionValue("presolve", "off")
-        lp.solverModel.setOptionValue("time_limit", _left(self._deadline))
+        lp.solverModel.setOptionValue("time_limit", seconds_left(self._deadline))
         super().callSolver(lp)
 
 
@@ -96,15 +97,9 @@ def _highs_outcome(prob, integral):
     return kw, objective, stats
 
 
-def _left(deadline):
-    """Seconds left until ``deadline`` (a ``perf_counter`` reading); solvers need them > 0."""
-    return max(1e-3, deadline - perf_counter())
-
-
 def _solve_highs(prob, *, deadline, seed, threads, abs_gap, warm_start, log, highs_presolve):
-    s = _HiGHSWithStart(
+    s = _HiGHSByDeadline(
         msg=log,
-        timeLimit=_left(deadline),
         threads=int(threads),
         gapRel=0.0,
         gapAbs=abs_gap,
@@ -191,7 +186,7 @@ class _CBCByDeadline(pulp.PULP_CBC_CMD):
 
     @property
     def timeLimit(self):
-        return _left(self._deadline)
+        return seconds_left(self._deadline)
 
     @timeLimit.setter
     def timeLimit(self, value):

@@ -36,6 +36,7 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 from anonratio.exact.kanonymity.box_pricing import BoxLattice
+from anonratio.exact.options import seconds_left
 
 __all__ = ["ClosedBoxes", "closed_boxes", "compact_lp", "MAX_PAIRS"]
 
@@ -151,14 +152,14 @@ def compact_lp(
     h.setOptionValue("threads", 1)
     h.setOptionValue("random_seed", int(seed))
     h.setOptionValue("solver", "simplex")
-    h.setOptionValue("time_limit", max(1e-3, deadline - perf_counter()))
+    h.setOptionValue("time_limit", seconds_left(deadline))
     h.passModel(lp)
     h.run()
     # the bounds x_iB <= c_i may hold duals of their own; without them the same optimum has
     # prices that carry the whole bound: re-solve from the optimal basis (a few pivots)
     n_cols = lp.num_col_
     h.changeColsBounds(n_cols, np.arange(n_cols), lp.col_lower_, np.full(n_cols, np.inf))
-    h.setOptionValue("time_limit", max(1e-3, deadline - perf_counter()))
+    h.setOptionValue("time_limit", seconds_left(deadline))
     h.run()
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None

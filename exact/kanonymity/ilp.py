@@ -20,9 +20,6 @@ from anonratio.instances import KAnonymityInstance, Solution
 
 __all__ = ["solve_highs", "solve_cbc"]
 
-#: HiGHS's presolve on the rounds' programs (see :func:`_sp_pulp`)
-HIGHS_PRESOLVE = False
-
 
 def _sp_pulp(task, solver):
     """One round's set-partitioning program as a PuLP problem, solved with ``solver``."""
@@ -103,7 +100,7 @@ def _sp_pulp(task, solver):
         threads=task.threads,
         warm_start=start,
         integral=d.integral,
-        highs_presolve=HIGHS_PRESOLVE,
+        highs_presolve=False,
     )
     if not run.has_solution:
         return run, None, None

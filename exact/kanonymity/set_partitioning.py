@@ -60,7 +60,7 @@ from anonratio.exact.kanonymity.incumbents import (
 )
 from anonratio.exact.kanonymity.lp_bound import LPBound, check_bound, lp_bound, recheck
 from anonratio.exact.kanonymity.subset_row import SubsetRowCuts
-from anonratio.exact.options import check_hint_labels, check_upper_bound
+from anonratio.exact.options import check_hint_labels, check_upper_bound, seconds_left
 from anonratio.exact.run import RunResult, check_run_options
 from anonratio.instances import KAnonymityInstance, Solution, lower_bound, verify
 from anonratio.instances.validation import check_instance
@@ -110,7 +110,7 @@ class SPTask:
     def time_limit(self) -> float:
         """Seconds left until ``deadline``, read when the solver starts: the time spent
         building the model counts (at least a millisecond, as solvers need a positive limit)."""
-        return max(1e-3, self.deadline - perf_counter())
+        return seconds_left(self.deadline)
 
 
 def _solve_iv(instance, time_limit, seed, threads, hint, upper_bound, bound=None):

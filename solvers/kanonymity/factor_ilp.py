@@ -8,11 +8,10 @@ shared HiGHS status table and status decision of :mod:`anonratio.exact.run`
 as every exact model's. :mod:`anonratio.solvers.kanonymity.min_weight_factor` describes the method.
 """
 
-import time
-
 import highspy
 import numpy as np
 import scipy.sparse as sp
+from anonratio.exact.options import seconds_left
 from anonratio.exact.run import HIGHS_PRESOLVE_RULES_OFF, decide_status, highs_claims
 
 __all__ = []
@@ -56,7 +55,7 @@ def _highs(n, iu, ju, c, ids, lower, upper, deadline, seed, integer):
     h.setOptionValue("random_seed", seed)
     h.setOptionValue("presolve_rule_off", HIGHS_PRESOLVE_RULES_OFF)  # rules blind to the limit
     if deadline is not None:
-        h.setOptionValue("time_limit", max(deadline - time.perf_counter(), 1e-3))
+        h.setOptionValue("time_limit", seconds_left(deadline))
     h.passModel(lp)
     return h
 

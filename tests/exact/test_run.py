@@ -11,7 +11,7 @@ import numpy as np
 import pulp
 import pytest
 from anonratio.exact import pulp_run
-from anonratio.exact.options import check_upper_bound
+from anonratio.exact.options import check_upper_bound, seconds_left
 from anonratio.exact.pulp_run import _cbc_outcome, _highs_outcome
 from anonratio.exact.run import (
     HIGHS_LIMITS,
@@ -432,13 +432,13 @@ def test_run_pulp_rejects_unknown_solver():
 def test_highs_time_limit_counts_pulps_copy_of_the_model(monkeypatch):
     # PuLP copies the model into highspy before HiGHS runs; that copy counts against the limit
     prob, _ = hard_mip(50)
-    build = pulp_run._HiGHSWithStart.buildSolverModel
+    build = pulp_run._HiGHSByDeadline.buildSolverModel
 
     def slow_build(self, lp):
         build(self, lp)
         time.sleep(0.3)
 
-    monkeypatch.setattr(pulp_run._HiGHSWithStart, "buildSolverModel", slow_build)
+    monkeypatch.setattr(pulp_run._HiGHSByDeadline, "buildSolverModel", slow_build)
     run_pulp(prob, solver="highs", time_limit=2.0)
     _, given = prob.solverModel.getOptionValue("time_limit")
     assert given <= 2.0 - 0.3
@@ -465,3 +465,8 @@ def test_highs_runs_without_enumeration_presolve():
     run_pulp(prob, solver="highs", time_limit=10)
     _, off = prob.solverModel.getOptionValue("presolve_rule_off")
     assert off & HIGHS_PRESOLVE_RULES_OFF == HIGHS_PRESOLVE_RULES_OFF != 0
+
+
+def test_seconds_left_is_positive_even_past_the_deadline():
+    assert 4.0 < seconds_left(perf_counter() + 5.0) <= 5.0
+    assert seconds_left(perf_counter() - 1.0) == 1e-3
