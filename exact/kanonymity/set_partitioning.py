@@ -20,10 +20,13 @@ argument are in :mod:`anonratio.exact.kanonymity.columns`. The loop:
    the next round takes ``Delta = min(z − LB − 1, 2 Delta + 1)``. A round without any solution
    doubles ``Delta`` (or, when the rounds already cover every partition of cost ``<= upper_bound``,
    proves there is none). Rounds start at ``Delta = 1`` (one cost unit): small rounds are cheap,
-   and the LP bound is usually close. Too many groups (``max_columns``) halve ``Delta`` for that
-   round. With the lattice's prices each round's program also holds the subset-row cuts over its
-   groups and the reduced-cost budget ``rc·z <= U − D`` (``D`` the prices' dual objective): both
-   hold for every partition of cost at most ``U`` (:func:`_valid_rows`).
+   and the LP bound is usually close. Too many groups (``max_columns``) move ``Delta`` half way
+   back to the last solved round's; a widening that would reach a ``Delta`` known to give too
+   many goes half way to it instead. The loop gives up (``feasible``) only when such a step
+   would prove less than one more cost unit. With the lattice's prices each round's program
+   also holds the subset-row cuts over its groups and the reduced-cost budget
+   ``rc·z <= U − D`` (``D`` the prices' dual objective): both hold for every partition of cost
+   at most ``U`` (:func:`_valid_rows`).
 3. When the time runs out, the best partition found (a hint counts) is returned with the best
    proven bound: ``min(round bound, LB + Delta)`` and never below ``LB``.
 """
@@ -144,6 +147,7 @@ class _Loop:
     limit: float | None = None  # no cost above it matters: the incumbent's or upper_bound
     delta: float = 0.0  # the next round enumerates the groups with rc <= delta
     too_big: float = np.inf  # the smallest delta known to give too many groups
+    solved: float = 0.0  # the largest delta whose round enumerated every group and was solved
     run: RunResult | None = None  # the last round's solver run
     lattice: BoxLattice | None = None  # the rounds enumerate box by box when set
     cuts: SubsetRowCuts | None = None  # priced subset-row cuts: part of every reduced cost
@@ -288,6 +292,8 @@ def _before_rounds(d, st, base):
 def _rounds(d, st, sp_solve, center, base, *, deadline, seed, threads, max_columns):
     """Step 2: reduced-cost enumeration rounds until a proof, the deadline or the group cap."""
     min_delta = 1e-6 * max(1.0, base)
+    # a round past the last solved one must widen by this much to prove more
+    step = max(_granularity(d), min_delta)
     while st.status is None:
         st.info["rounds"] += 1
         try:
@@ -297,7 +303,9 @@ def _rounds(d, st, sp_solve, center, base, *, deadline, seed, threads, max_colum
             break
         if not complete and st.delta > min_delta:  # too many groups: a smaller delta proves less
             st.too_big = min(st.too_big, st.delta)
-            st.delta /= 2
+            st.delta = (st.solved + st.delta) / 2  # half way back to the last solved round
+            if st.solved > 0 and st.delta - st.solved < step:
+                _capped(st, max_columns)
             continue
         if st.inc is not None:
             cols = Columns.concat([cols, st.inc.columns], d.width)
@@ -312,10 +320,21 @@ def _rounds(d, st, sp_solve, center, base, *, deadline, seed, threads, max_colum
         st.info.update(n_columns=len(cols), delta=st.delta / d.scale)
         _take_solution(d, st, cols, z, dele)
         # every partition using a group outside `cols` costs at least `outside`
+        done = st.delta
         _after_round(d, st, _proof(d, base, st.delta) if complete else st.bound, base)
-        if st.status is None and st.delta >= st.too_big:  # the next round: too many groups
-            st.status = "feasible" if st.inc is not None else "error"
-            st.info["reason"] = f"group enumeration capped at max_columns={max_columns}"
+        st.solved = done if complete else st.solved
+        if st.status is None and st.delta >= st.too_big:
+            # the widened round would have too many groups: the time left goes to rounds
+            # between the last solved one and the cap, while they still prove more
+            st.delta = (st.solved + st.too_big) / 2
+            if st.delta - st.solved < step:
+                _capped(st, max_columns)
+
+
+def _capped(st, max_columns):
+    """End the loop: no round both fits ``max_columns`` and proves more than the last one."""
+    st.status = "feasible" if st.inc is not None else "error"
+    st.info["reason"] = f"group enumeration capped at max_columns={max_columns}"
 
 
 def _valid_rows(d, st, cols, a, center, ub):

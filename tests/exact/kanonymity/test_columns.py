@@ -3,6 +3,7 @@
 import time
 from itertools import combinations_with_replacement
 
+import anonratio.exact.kanonymity.set_partitioning as spm
 import numpy as np
 import pytest
 from anonratio.exact.kanonymity.columns import (
@@ -160,6 +161,32 @@ def test_capped_enumeration_never_claims_what_it_did_not_prove(kx):
         assert sol.lower_bound == sol.objective
     else:
         assert "max_columns=10" in sol.info["reason"]
+
+
+def test_capped_rounds_use_the_room_below_the_cap(kx, monkeypatch):
+    # a widening that would reach a delta known to give too many groups goes half way to it:
+    # the loop gives up only when a step would prove less than one more cost unit
+    seen = []
+    enumerate_ = spm._enumerate
+
+    def recorded(d, st, *args):
+        cols, complete = enumerate_(d, st, *args)
+        seen.append((st.delta, complete))
+        return cols, complete
+
+    monkeypatch.setattr(spm, "_enumerate", recorded)
+    instance = kx.binary_instance(40, 10, 4, seed=2)
+    sol = solve_by_columns(
+        instance, _sp_cpsat, algorithm="cpsat", time_limit=20, seed=0, threads=1,
+        hint=None, upper_bound=None, need_integral=True, max_columns=1000,
+    )  # fmt: skip
+    assert verify(instance, sol).cost == pytest.approx(sol.objective)
+    assert sol.status == "feasible" and "max_columns=1000" in sol.info["reason"]
+    solved = max(delta for delta, complete in seen if complete)
+    too_big = min(delta for delta, complete in seen if not complete)
+    assert too_big - solved < 2  # (the old loop stopped at 3.5 below a cap of 7)
+    for i, (delta, _) in enumerate(seen):  # no delta at or past a cap already met
+        assert all(delta < cap for cap, complete in seen[:i] if not complete)
 
 
 def test_round_time_limit_is_read_when_the_solver_starts(kx):
