@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from anonratio.bench.fig7_plot import observation_verdicts
+from anonratio.bench.report_plots import AT_LIMIT
 from anonratio.instances.io import atomic_write
 
 __all__ = [
@@ -40,7 +41,9 @@ _HOW_TO_READ = [
     "median, whiskers minimum and maximum) and the proven guarantee as a dashed segment in the "
     "algorithm's colour. Each algorithm has the same colour in every figure.",
     "Runtime figures: median wall time of the verified runs against n, log-log; the exponent b "
-    "of time ≈ a·n^b is a least-squares fit of log time on log n (only with ≥ 3 distinct n).",
+    "of time ≈ a·n^b is a least-squares fit of log time on log n over the sizes whose median "
+    f"time stays below {AT_LIMIT:.0%} of the time limit (only with ≥ 3 such n; a time at the "
+    "limit measures the limit).",
 ]
 
 _CSS = """

@@ -296,15 +296,32 @@ def _runtime_points(p: pd.DataFrame) -> pd.DataFrame:
     return p[ok & (p["time_s"] > 0) & (p["n"] > 0)]
 
 
+#: a median time at or above this share of the runs' time limit measures the limit, not the
+#: algorithm: such sizes are left out of the fit
+AT_LIMIT = 0.9
+
+
+def _medians(a: pd.DataFrame) -> pd.DataFrame:
+    """Per n: the median time and whether it sits at the runs' time limit (``AT_LIMIT``)."""
+    limit = pd.to_numeric(a["time_limit"], errors="coerce") if "time_limit" in a else np.nan
+    by_n = a.assign(limit=limit).groupby("n")
+    med = pd.DataFrame({"time_s": by_n["time_s"].median(), "limit": by_n["limit"].median()})
+    med["at_limit"] = med["time_s"] >= AT_LIMIT * med["limit"]  # False where no limit is known
+    return med.sort_index()
+
+
 def runtime_fits(df: pd.DataFrame) -> pd.DataFrame:
     """Per (problem, algorithm): the distinct n, their range and the fitted exponent b of
-    time ≈ a·n^b (least squares of log median time on log n; only with ≥ 3 distinct n)."""
+    time ≈ a·n^b: least squares of log median time on log n, over the sizes whose median time
+    stays below ``AT_LIMIT`` of the time limit (``at_limit_n`` counts the others); only with
+    ≥ 3 such sizes."""
     rows = []
     for (problem, algo), a in _runtime_points(df).groupby(["problem", "algorithm"], sort=True):
-        med = a.groupby("n")["time_s"].median().sort_index()
+        med = _medians(a)
+        free = med[~med["at_limit"]]["time_s"]
         slope = math.nan
-        if len(med) >= 3:
-            slope = float(np.polyfit(np.log(med.index.to_numpy(float)), np.log(med), 1)[0])
+        if len(free) >= 3:
+            slope = float(np.polyfit(np.log(free.index.to_numpy(float)), np.log(free), 1)[0])
         rows.append(
             {
                 "problem": problem,
@@ -314,11 +331,12 @@ def runtime_fits(df: pd.DataFrame) -> pd.DataFrame:
                 "n_min": int(med.index.min()),
                 "n_max": int(med.index.max()),
                 "median_time_s": float(a["time_s"].median()),
+                "at_limit_n": int(med["at_limit"].sum()),
                 "exponent": slope,
             }
         )
-    cols = ["problem", "algorithm", "kind", "distinct_n", "n_min", "n_max"]
-    return pd.DataFrame(rows, columns=cols + ["median_time_s", "exponent"])
+    cols = ["problem", "algorithm", "kind", "distinct_n", "n_min", "n_max", "median_time_s"]
+    return pd.DataFrame(rows, columns=cols + ["at_limit_n", "exponent"])
 
 
 def plot_problem_runtime(problem: str, p: pd.DataFrame, out_dir: Path) -> Path | None:
@@ -330,15 +348,19 @@ def plot_problem_runtime(problem: str, p: pd.DataFrame, out_dir: Path) -> Path |
     sizes = np.unique(t["n"])
     if len(sizes) < 2:
         return None
-    fits = runtime_fits(t).set_index("algorithm")["exponent"]
+    fits = runtime_fits(t).set_index("algorithm")
     fig = new_figure(9, 4.8)
     ax = fig.subplots()
     for algo in algorithm_order(t["algorithm"].unique()):
         a = t[t["algorithm"] == algo]
         kind = a["kind"].iloc[0]
         med = a.groupby("n")["time_s"].median().sort_index()
-        fit = fits.get(algo, math.nan)
+        fit, at_limit = fits.loc[algo, "exponent"], fits.loc[algo, "at_limit_n"]
         note = f"  b = {fit:.2f}" if np.isfinite(fit) else ""
+        if at_limit:
+            note += (
+                "  (at its time limit" + ("" if at_limit == len(med) else f" at {at_limit} n") + ")"
+            )
         ax.plot(
             med.index,
             med.to_numpy(),
@@ -366,7 +388,8 @@ def plot_problem_runtime(problem: str, p: pd.DataFrame, out_dir: Path) -> Path |
     ax.set_ylabel("median wall time (s)")
     fig.suptitle(
         f"{problem}: median runtime vs n (log-log)\nb: fitted exponent of time ≈ a·n^b "
-        "(least squares, ≥ 3 distinct n); ● approximation, ◆ heuristic, ■ exact",
+        "(least squares, ≥ 3 distinct n below the time limit); ● approximation, ◆ heuristic, "
+        "■ exact",
         fontsize=10,
     )
     ax.grid(True, which="major", alpha=0.3)

@@ -202,6 +202,32 @@ def test_runtime_fit_needs_three_distinct_n_and_one_point_is_not_plotted(tmp_pat
     assert plot_problem_runtime("bin-covering", _prepare(rows), tmp_path).exists()
 
 
+def test_runtime_fit_leaves_out_the_sizes_at_the_time_limit():
+    from anonratio.bench.report import _prepare
+    from anonratio.bench.report_plots import runtime_fits
+
+    # time ~ n^2 up to n = 80 (6.4 s); at n = 160 the runs stop at their 10 s limit
+    n = np.array([10, 20, 40, 80, 160])
+    rows = pd.DataFrame(
+        {
+            "problem": "k-anonymity",
+            "algorithm": "cpsat",
+            "kind": "exact",
+            "verified": True,
+            "n": n,
+            "time_s": np.minimum(1e-3 * n.astype(float) ** 2, 10.0),
+            "time_limit": 10.0,
+            "k": 3,
+        }
+    )
+    fit = runtime_fits(_prepare(rows)).iloc[0]
+    assert fit["exponent"] == pytest.approx(2.0) and fit["at_limit_n"] == 1
+    limited = runtime_fits(_prepare(rows.assign(time_s=9.5))).iloc[0]
+    assert math.isnan(limited["exponent"]) and limited["at_limit_n"] == 5
+    no_limit = runtime_fits(_prepare(rows.drop(columns="time_limit"))).iloc[0]
+    assert no_limit["at_limit_n"] == 0 and no_limit["exponent"] < 2  # the flat tail counts
+
+
 def test_colours_are_fixed_per_algorithm_and_distinct_within_a_problem():
     from anonratio.bench.registry import REGISTRY
     from anonratio.bench.report_plots import N_LABELS, algorithm_color, k_groups
