@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 from anonratio.bench.report_html import terminal_summary
+from anonratio.bench.report_intervals import interval_table, plot_problem_intervals
 from anonratio.bench.report_plots import (
     N_LABELS,
     algorithm_order,
@@ -255,7 +256,10 @@ def plot_ratios(df: pd.DataFrame, out_dir: str | Path) -> list[Path]:
     For each problem, ``ratios_<problem>.png`` shows, per k (or per k bin when there are more
     than a dozen k) and non-exact algorithm, box plots of ``ratio`` (a panel only when some run
     has a proven optimum) and of ``certified_ratio``, with the algorithm's proven guarantee as a
-    dashed segment in its colour; ``runtime_<problem>.png`` shows the median wall time of the
+    dashed segment in its colour; ``intervals_<problem>.png``, where some run has no proven
+    optimum, each algorithm's ratio as the interval ``[ratio_at_least, certified_ratio]`` per k
+    and n (:func:`~anonratio.bench.report_intervals.plot_problem_intervals`);
+    ``runtime_<problem>.png`` shows the median wall time of the
     verified runs against n (log-log) with the fitted exponent, when there are ≥ 2 distinct n.
     Each algorithm has one colour in every figure (registry order).
 
@@ -276,7 +280,7 @@ def plot_ratios(df: pd.DataFrame, out_dir: str | Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for problem, p in d.groupby("problem", sort=True):
-        for plot in (plot_problem_ratios, plot_problem_runtime):
+        for plot in (plot_problem_ratios, plot_problem_intervals, plot_problem_runtime):
             path = plot(problem, p, out_dir)
             if path is not None:
                 written.append(path)
@@ -402,8 +406,11 @@ def write_report(df: pd.DataFrame, out_dir: str | Path) -> dict[str, Any]:
     atomic_write(md_path, lambda fh: fh.write(text), mode="w", encoding="utf-8")
     d = _prepare(df)
     sections = [_section(problem, p, out_dir) for problem, p in d.groupby("problem", sort=True)]
-    plots = [s.ratio_png for s in sections if s.ratio_png] + [
-        s.runtime_png for s in sections if s.runtime_png
+    plots = [
+        png
+        for s in sections
+        for png in (s.ratio_png, s.interval_png, s.runtime_png)
+        if png is not None
     ]
     frame = fig7_frame(df)  # Figure 7 of Du et al. (2009) when Census runs are present
     obs, ldiv_obs, written, content_extra = None, None, [], {}
@@ -480,6 +487,8 @@ def _section(problem: str, p: pd.DataFrame, out_dir: Path):
         problem=str(problem),
         n_label=N_LABELS.get(str(problem), "the instance size"),
         ratio_png=plot_problem_ratios(problem, p, out_dir),
+        interval_png=plot_problem_intervals(problem, p, out_dir),
+        interval_table=interval_table(p),
         runtime_png=plot_problem_runtime(problem, p, out_dir),
         runtime_table=fits,
         exact_table=exact,

@@ -40,6 +40,10 @@ _HOW_TO_READ = [
     "Ratio figures: per k (or per bin of k) and algorithm a box (quartiles, black line the "
     "median, whiskers minimum and maximum) and the proven guarantee as a dashed segment in the "
     "algorithm's colour. Each algorithm has the same colour in every figure.",
+    "Interval figures and tables, where some run has no proven optimum: the true ratio of such "
+    "a run lies in [ratio at least, certified ratio] = [cost ÷ best-known cost, cost ÷ lower "
+    "bound]; per k, n and algorithm a segment from the median of one end over the seeds to the "
+    "median of the other (a dot where a ratio is proven).",
     "Runtime figures: median wall time of the verified runs against n, log-log; the exponent b "
     "of time ≈ a·n^b is a least-squares fit of log time on log n over the sizes whose median "
     f"time stays below {AT_LIMIT:.0%} of the time limit (only with ≥ 3 such n; a time at the "
@@ -68,6 +72,8 @@ class ProblemSection:
     problem: str
     n_label: str
     ratio_png: Path | None = None
+    interval_png: Path | None = None
+    interval_table: pd.DataFrame | None = None
     runtime_png: Path | None = None
     runtime_table: pd.DataFrame | None = None
     exact_table: pd.DataFrame | None = None
@@ -196,6 +202,11 @@ def render_html(c: ReportContent) -> str:
             if s.ratio_png
             else "<p>No non-exact algorithm ran on this problem.</p>"
         )
+        if s.interval_png:
+            out.append("<h3>Ratio intervals (runs without a proven optimum)</h3>")
+            out.append(_img(s.interval_png, f"ratio intervals of {s.problem}"))
+        if s.interval_table is not None and not s.interval_table.empty:
+            out.append(_html_table(s.interval_table))
         out.append("<h3>Runtime scaling</h3>")
         out.append(
             _img(s.runtime_png, f"runtime of {s.problem}")
@@ -233,6 +244,11 @@ def render_markdown(c: ReportContent, base: Path) -> str:
         out += [f"## {s.problem}", "", f"n counts {s.n_label}. {s.note}".strip(), ""]
         if s.ratio_png:
             out += [link(s.ratio_png, f"ratios of {s.problem}"), ""]
+        if s.interval_png:
+            out += [link(s.interval_png, f"ratio intervals of {s.problem}"), ""]
+        if s.interval_table is not None and not s.interval_table.empty:
+            out += ["Ratio intervals (runs without a proven optimum):", ""]
+            out += [_md_table(s.interval_table), ""]
         if s.runtime_png:
             out += [link(s.runtime_png, f"runtime of {s.problem}"), ""]
         else:

@@ -26,6 +26,7 @@ __all__ = [
     "new_figure",
     "plot_problem_ratios",
     "plot_problem_runtime",
+    "ratio_axis",
     "runtime_fits",
     "slug",
 ]
@@ -150,7 +151,7 @@ def _thin_log(values, max_ticks, keep_last=True):
     return out
 
 
-def _ratio_axis(ax, values):
+def ratio_axis(ax, values):
     """Log y axis from just below the data to the first nice tick at or above every value, so
     that no line rises above the last tick label."""
     from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
@@ -276,7 +277,7 @@ def plot_problem_ratios(problem: str, p: pd.DataFrame, out_dir: Path) -> Path | 
     axes = np.atleast_1d(fig.subplots(len(panels), 1, squeeze=False)[:, 0])
     for ax, (column, title) in zip(axes, panels, strict=True):
         drawn = _box_panel(ax, approx, column, algorithms, groups, labels)
-        _ratio_axis(ax, drawn)
+        ratio_axis(ax, drawn)
         ax.axhline(1.0, color="0.5", lw=0.8)
         ax.set_title(title, fontsize=10)
         ax.set_ylabel(column.replace("_", " "))
