@@ -133,7 +133,7 @@ def plot_problem_intervals(problem: str, p: pd.DataFrame, out_dir: Path) -> Path
         t = t.assign(_g=0)
     panels = sorted(t["_g"].unique())
     n_sizes = t.groupby("_g")["n"].nunique().max()
-    width = min(16.0, max(7.0, 2.5 + 0.25 * n_sizes * len(algorithms)))
+    width = min(16.0, max(9.0, 2.5 + 0.25 * n_sizes * len(algorithms)))
     fig = new_figure(width, 0.9 + 3.0 * len(panels))
     axes = np.atleast_1d(fig.subplots(len(panels), 1, squeeze=False)[:, 0])
     for ax, g in zip(axes, panels, strict=True):
@@ -146,7 +146,8 @@ def plot_problem_intervals(problem: str, p: pd.DataFrame, out_dir: Path) -> Path
         Line2D([], [], color="0.3", marker="o", ls="", label="ratio proven"),
     ]
     fig.legend(handles=handles, loc="outside right upper", fontsize=8, frameon=False)
-    fig.suptitle(f"{problem}: ratio intervals where no optimum is proven", fontsize=12)
+    title = f"{problem}: ratio intervals where no optimum is proven"
+    fig.suptitle(title, fontsize=12, x=0.02, ha="left")  # clear of the legend on the right
     path = Path(out_dir) / f"intervals_{slug(problem)}.png"
     atomic_write(path, partial(fig.savefig, format="png"))
     return path
