@@ -17,6 +17,7 @@ def test_suite_names_and_lookup():
         "clustering",
         "paper-ldiv",
         "adult-certified",
+        "scale-certified",
     ]
     assert all(isinstance(s, Suite) and s.description for s in SUITES.values())
     assert get_suite("quick") is SUITES["quick"]
@@ -106,6 +107,20 @@ def test_exact_scaling_suite():
     assert {t.time_limit for t in tasks} == {60.0}
     assert {t.family_params["k"] for t in tasks} == {2, 3, 5}
     assert sorted({t.family_params["n"] for t in tasks}) == list(SCALING_N)
+
+
+def test_scale_certified_suite_runs_every_algorithm_on_two_100k_tables():
+    tasks = get_suite("scale-certified").tasks()
+    algorithms = {
+        "forest", "mondrian", "datafly", "kanon-box-greedy", "kanon-local-search",
+        "kanon-certified",
+    }  # fmt: skip
+    # every algorithm supports both tables: none is dropped (the box greedy's lattice limit)
+    assert len(tasks) == 12 and {t.algorithm for t in tasks} == algorithms
+    assert {t.family for t in tasks} == {"kanon-random"} and {t.seed for t in tasks} == {0, 1}
+    assert {t.time_limit for t in tasks} == {600.0}
+    instance, _ = generate("kanon-random", seed=1, **tasks[0].family_params)
+    assert instance.n == 100_000 and instance.k == 5 and len(instance.hierarchies) == 8
 
 
 def test_full_suite_is_larger():
