@@ -124,11 +124,31 @@ _CBC_OBJECTIVE = re.compile(r"^Objective value:\s*(\S+)", re.M)
 _CBC_BOUND = re.compile(r"^(?:Lower|Upper) bound:\s*(\S+)", re.M)
 _CBC_NODES = re.compile(r"^Enumerated nodes:\s*(\d+)", re.M)
 _CBC_PREPROCESSED_INFEASIBLE = "Pre-processing says infeasible or unbounded"
+_CBC_LIMIT = re.compile(r"^seconds was changed from \S+ to (\S+)", re.M)
+_CBC_WALL = re.compile(r"^Total time \(CPU seconds\):.*\(Wallclock seconds\):\s*(\S+)", re.M)
+#: a CBC run that used this share of its ``-sec`` or more may have been cut short by it
+CBC_CUT_SHARE = 0.9
 
 
 def _bounded(prob):
     """Whether every variable of ``prob`` has both bounds (then it cannot be unbounded)."""
     return all(v.lowBound is not None and v.upBound is not None for v in prob.variables())
+
+
+def _cbc_timing(log_text):
+    """``(in_time, cut_short)`` of a CBC run from its log: whether it ended before
+    ``CBC_CUT_SHARE`` of its ``-sec`` (or had no limit), and whether it ran that long or longer.
+    A log without a readable wall time is neither."""
+    limit, wall = _CBC_LIMIT.search(log_text), _CBC_WALL.search(log_text)
+    if limit is None:
+        return True, False
+    try:
+        share = float(wall.group(1)) / max(float(limit.group(1)), 1e-12) if wall else None
+    except ValueError:
+        share = None
+    if share is None:
+        return False, False
+    return share < CBC_CUT_SHARE, share >= CBC_CUT_SHARE
 
 
 def _cbc_outcome(prob, log_text):
@@ -142,8 +162,14 @@ def _cbc_outcome(prob, log_text):
     # presolve proofs print "Problem is infeasible" without a result line; the solution file
     # (read by PuLP) then starts with "Infeasible". The preprocessing's "infeasible or
     # unbounded" leaves no solution file: it proves infeasibility when every variable is bounded.
+    # Neither is a proof when the time limit cut the run short: CBC 2.10's preprocessing, stopped
+    # by ``-sec`` in its cut generators, prints "infeasible or unbounded" for a feasible model
+    # (an l-diversity model with a feasible MIP start, ``-sec 0.15``).
+    unfinished = result == "no result line"
+    in_time, cut_short = _cbc_timing(log_text)
     infeasible = "infeasible" in low or (
-        result == "no result line"
+        unfinished
+        and in_time
         and (
             prob.sol_status == pulp.LpSolutionInfeasible
             or (_CBC_PREPROCESSED_INFEASIBLE in log_text and _bounded(prob))
@@ -163,7 +189,7 @@ def _cbc_outcome(prob, log_text):
         "bound": bound,
         "proven_optimal": proven_optimal,
         "proven_infeasible": infeasible,
-        "hit_limit": low.startswith("stopped"),
+        "hit_limit": low.startswith("stopped") or (unfinished and cut_short),
     }
     kw["failed"] = not (kw["proven_optimal"] or kw["proven_infeasible"] or kw["hit_limit"])
     nodes = _CBC_NODES.search(log_text)

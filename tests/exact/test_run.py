@@ -248,6 +248,13 @@ CBC_PRE = "Cgl0000I Cut generators found to be infeasible! (or unbounded)\n" + (
 )
 
 
+def _timed(log, limit, wall=None):
+    """``log`` as CBC prints it with ``-sec limit``, ending after ``wall`` seconds."""
+    head = f"seconds was changed from 1e+100 to {limit}\n"
+    tail = f"Total time (CPU seconds):       0.18   (Wallclock seconds):       {wall}\n"
+    return head + log + (tail if wall is not None else "")
+
+
 @pytest.mark.parametrize(
     ("log", "sol_status", "obj", "expected", "bound"),
     [
@@ -259,6 +266,13 @@ CBC_PRE = "Cgl0000I Cut generators found to be infeasible! (or unbounded)\n" + (
         # preprocessing's "infeasible or unbounded": infeasible when every variable is bounded
         (CBC_PRE, pulp.LpSolutionNoSolutionFound, 0.0, "infeasible", None),
         (CBC_PRE + "free", pulp.LpSolutionNoSolutionFound, 0.0, "error", None),
+        # ... but not when the time limit cut it short: CBC 2.10 prints it for feasible models
+        # whose preprocessing ``-sec`` stopped (0.19 s on a 0.15 s limit)
+        (_timed(CBC_PRE, 0.15, 0.19), pulp.LpSolutionNoSolutionFound, 0.0, "time_limit", None),
+        (_timed(CBC_PRE, 30, 0.19), pulp.LpSolutionNoSolutionFound, 0.0, "infeasible", None),
+        (_timed(CBC_PRE, 30), pulp.LpSolutionNoSolutionFound, 0.0, "error", None),
+        (_timed("", 0.15, 0.2), pulp.LpSolutionInfeasible, 0.0, "time_limit", None),
+        (_timed("", 30, 0.2), pulp.LpSolutionInfeasible, 0.0, "infeasible", None),
         ("garbage", pulp.LpSolutionNoSolutionFound, 0.0, "error", None),
         (
             "Result - Stopped on time limit\n",
@@ -442,6 +456,34 @@ def test_highs_time_limit_counts_pulps_copy_of_the_model(monkeypatch):
     run_pulp(prob, solver="highs", time_limit=2.0)
     _, given = prob.solverModel.getOptionValue("time_limit")
     assert given <= 2.0 - 0.3
+
+
+def test_cbc_cut_short_by_its_limit_never_claims_infeasibility():
+    # a feasible model (its MIP start is a solution) under limits that stop CBC anywhere from
+    # reading the model to its search: CBC 2.10's preprocessing, stopped in its cut generators,
+    # prints "infeasible or unbounded" (at 0.13-0.16 s on this l-diversity model), which once
+    # made the run "infeasible"; it must be a time limit, with or without the start
+    from anonratio.exact.ldiversity.ilp import solve_cbc
+    from anonratio.instances import Table
+    from anonratio.instances.ldiversity import LDiversityInstance
+
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 3, size=(1000, 4))
+    table = Table(
+        codes, [f"a{j}" for j in range(4)], [list("012")] * 4, sensitive=rng.integers(0, 6, 1000)
+    )
+    instance = LDiversityInstance(table, 4)
+    statuses = set()
+    for limit in (0.02, 0.1, 0.13, 0.14, 0.15, 0.16, 0.2, 0.3):
+        with pytest.MonkeyPatch.context() as mp:
+            limited = property(lambda self, t=limit: t, lambda self, value: None)
+            mp.setattr(pulp_run._CBCByDeadline, "timeLimit", limited)
+            sol = solve_cbc(instance, time_limit=30)
+        statuses.add(sol.status)
+        assert sol.status in ("time_limit", "optimal", "error"), (limit, sol.info)
+        if sol.status == "time_limit":
+            assert sol.labels is not None  # the feasible start is kept
+    assert "time_limit" in statuses
 
 
 def test_cbc_time_limit_is_read_when_cbc_starts():
