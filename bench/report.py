@@ -32,10 +32,10 @@ from anonratio.bench.report_html import terminal_summary
 from anonratio.bench.report_intervals import interval_table, plot_problem_intervals
 from anonratio.bench.report_plots import (
     N_LABELS,
-    algorithm_order,
     plot_problem_ratios,
     plot_problem_runtime,
     runtime_fits,
+    sort_by_algorithm,
 )
 from anonratio.instances.io import atomic_write
 
@@ -221,9 +221,7 @@ def algorithm_summary(df: pd.DataFrame) -> pd.DataFrame:
         .reset_index()
     )
     out["verified"] = out["verified"].astype(int)
-    rank = {a: i for i, a in enumerate(algorithm_order(out["algorithm"]))}
-    out["_rank"] = out["algorithm"].map(rank)
-    out = out.sort_values(["problem", "_rank"], kind="stable")
+    out = sort_by_algorithm(out, before=["problem"])
     return out[ALGORITHM_COLUMNS].reset_index(drop=True)
 
 
@@ -245,9 +243,7 @@ def exact_outcomes(df: pd.DataFrame) -> pd.DataFrame:
     d["failed"] = (~counted).astype(int)
     d["runs"] = 1
     out = d.groupby(["problem", "algorithm"], sort=False)[cols[2:]].sum().reset_index()
-    rank = {a: i for i, a in enumerate(algorithm_order(out["algorithm"]))}
-    out = out.assign(_r=out["algorithm"].map(rank)).sort_values(["problem", "_r"])
-    return out[cols].reset_index(drop=True)
+    return sort_by_algorithm(out, before=["problem"])[cols].reset_index(drop=True)
 
 
 def plot_ratios(df: pd.DataFrame, out_dir: str | Path) -> list[Path]:

@@ -26,6 +26,7 @@ from anonratio.bench.report_plots import (
     new_figure,
     ratio_axis,
     slug,
+    sort_by_algorithm,
 )
 from anonratio.instances.io import atomic_write
 
@@ -82,9 +83,7 @@ def interval_table(p: pd.DataFrame) -> pd.DataFrame:
         .reset_index()
     )
     out["n"] = out["n"].astype(int)
-    rank = {a: i for i, a in enumerate(algorithm_order(out["algorithm"]))}
-    out = out.assign(_r=out["algorithm"].map(rank)).sort_values(["_r", "k", "n"], kind="stable")
-    return out[INTERVAL_COLUMNS].reset_index(drop=True)
+    return sort_by_algorithm(out, after=["k", "n"])[INTERVAL_COLUMNS].reset_index(drop=True)
 
 
 def _panel(ax, t: pd.DataFrame, algorithms: list[str]) -> list[float]:

@@ -29,6 +29,7 @@ __all__ = [
     "ratio_axis",
     "runtime_fits",
     "slug",
+    "sort_by_algorithm",
 ]
 
 #: what ``n`` counts, per problem
@@ -107,6 +108,15 @@ def algorithm_order(names) -> list[str]:
     """``names`` in registry order (unknown names last, alphabetically)."""
     order = {name: i for i, name in enumerate(_registry_order())}
     return sorted(dict.fromkeys(str(n) for n in names), key=lambda n: (order.get(n, 10**6), n))
+
+
+def sort_by_algorithm(frame: pd.DataFrame, before=(), after=()) -> pd.DataFrame:
+    """``frame``'s rows sorted by the columns ``before``, then its ``algorithm`` column in
+    registry order (:func:`algorithm_order`), then the columns ``after`` (a stable sort)."""
+    rank = {a: i for i, a in enumerate(algorithm_order(frame["algorithm"]))}
+    keys = [*before, "_algorithm_rank", *after]
+    ranked = frame.assign(_algorithm_rank=frame["algorithm"].map(rank))
+    return ranked.sort_values(keys, kind="stable").drop(columns="_algorithm_rank")
 
 
 def algorithm_color(name: str):

@@ -135,20 +135,16 @@ def _bounded(prob):
     return all(v.lowBound is not None and v.upBound is not None for v in prob.variables())
 
 
-def _cbc_timing(log_text):
-    """``(in_time, cut_short)`` of a CBC run from its log: whether it ended before
-    ``CBC_CUT_SHARE`` of its ``-sec`` (or had no limit), and whether it ran that long or longer.
-    A log without a readable wall time is neither."""
+def _cbc_time_share(log_text):
+    """CBC's wall time over its ``-sec``, from its log: 0 without a limit, None when the log
+    has no readable wall time."""
     limit, wall = _CBC_LIMIT.search(log_text), _CBC_WALL.search(log_text)
     if limit is None:
-        return True, False
+        return 0.0
     try:
-        share = float(wall.group(1)) / max(float(limit.group(1)), 1e-12) if wall else None
+        return float(wall.group(1)) / max(float(limit.group(1)), 1e-12) if wall else None
     except ValueError:
-        share = None
-    if share is None:
-        return False, False
-    return share < CBC_CUT_SHARE, share >= CBC_CUT_SHARE
+        return None
 
 
 def _cbc_outcome(prob, log_text):
@@ -166,10 +162,11 @@ def _cbc_outcome(prob, log_text):
     # by ``-sec`` in its cut generators, prints "infeasible or unbounded" for a feasible model
     # (an l-diversity model with a feasible MIP start, ``-sec 0.15``).
     unfinished = result == "no result line"
-    in_time, cut_short = _cbc_timing(log_text)
+    share = _cbc_time_share(log_text)
     infeasible = "infeasible" in low or (
         unfinished
-        and in_time
+        and share is not None
+        and share < CBC_CUT_SHARE
         and (
             prob.sol_status == pulp.LpSolutionInfeasible
             or (_CBC_PREPROCESSED_INFEASIBLE in log_text and _bounded(prob))
@@ -189,7 +186,8 @@ def _cbc_outcome(prob, log_text):
         "bound": bound,
         "proven_optimal": proven_optimal,
         "proven_infeasible": infeasible,
-        "hit_limit": low.startswith("stopped") or (unfinished and cut_short),
+        "hit_limit": low.startswith("stopped")
+        or (unfinished and share is not None and share >= CBC_CUT_SHARE),
     }
     kw["failed"] = not (kw["proven_optimal"] or kw["proven_infeasible"] or kw["hit_limit"])
     nodes = _CBC_NODES.search(log_text)
