@@ -223,6 +223,7 @@ def anonymize(
     metric: str | None = None,
     weights: Sequence[float] | None = None,
     seed: int | None = 0,
+    keep_suppressed: bool = False,
 ) -> tuple[pd.DataFrame, AnonymizationResult]:
     """Publish a k-anonymous (and optionally l-diverse, t-close, ...) version of a DataFrame.
 
@@ -249,12 +250,17 @@ def anonymize(
     sensitive : str, optional
         The sensitive column (published unchanged).
     max_suppression : float
-        Fraction of records the full-domain algorithms may withhold (published as ``*``).
+        Fraction of records the full-domain algorithms may withhold: a suppressed record is left
+        out of the published frame (the rows kept keep their order and index; the count is
+        ``result.n_suppressed``, the records ``result.recoded.suppressed``).
     metric : str, optional
         What Samarati and Incognito minimize (default non-uniform entropy).
     weights : list of float, optional
         Attribute weights of the generalization cost.
     seed : int or None
+    keep_suppressed : bool
+        Publish each suppressed record as a row of ``*`` in every QI cell and in the sensitive
+        cell, instead of leaving it out.
 
     Returns
     -------
@@ -284,7 +290,8 @@ def anonymize(
             f"{algorithm} found no table that satisfies {[str(m) for m in models] or 'k'}"
             + (f" within max_suppression={max_suppression}" if max_suppression else "")
         )
-    return _publish(df, instance, solution, models, elapsed)
+    rows = "star" if check_instance(keep_suppressed, bool, "keep_suppressed") else "withhold"
+    return _publish(df, instance, solution, models, elapsed, rows)
 
 
 #: what each k-anonymity option asks of an algorithm, for the message refusing it
@@ -333,7 +340,9 @@ def published_form(
     return recoded, checks, utility(recoded, k=instance.k)
 
 
-def _publish(df, instance, solution, models, elapsed) -> tuple[pd.DataFrame, AnonymizationResult]:
+def _publish(
+    df, instance, solution, models, elapsed, suppressed_rows
+) -> tuple[pd.DataFrame, AnonymizationResult]:
     cost = verify(instance, solution).cost
     recoded, checks, metrics = published_form(instance, solution, models)
     bound, source = lower_bound(instance)
@@ -356,7 +365,7 @@ def _publish(df, instance, solution, models, elapsed) -> tuple[pd.DataFrame, Ano
         solution=solution,
         recoded=recoded,
     )
-    return recoded.to_dataframe(frame=df), result
+    return recoded.to_dataframe(frame=df, suppressed_rows=suppressed_rows), result
 
 
 # ---------------------------------------------------------------------------------------------

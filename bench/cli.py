@@ -177,7 +177,19 @@ def _add_anonymize(sub: _Sub) -> None:
         "--max-suppression",
         type=float,
         metavar="F",
-        help="k-anonymity: fraction of records samarati/incognito/datafly may withhold",
+        help="k-anonymity: fraction of records samarati/incognito/datafly may withhold (left "
+        "out of the published file)",
+    )
+    p.add_argument(
+        "--keep-suppressed",
+        action="store_true",
+        help="k-anonymity: publish each withheld record as a row of * (its sensitive cell too) "
+        "instead of leaving it out",
+    )
+    p.add_argument(
+        "--withheld-rows",
+        metavar="FILE.csv",
+        help="k-anonymity: write the record and line numbers of the withheld records to FILE",
     )
     p.add_argument(
         "--metric", help="k-anonymity: what samarati/incognito minimize (non-uniform-entropy)"

@@ -21,7 +21,13 @@ import numpy as np
 from anonratio.bench.cli_anonymize_clusters import cmd_anonymize_clusters
 from anonratio.bench.cli_anonymize_ldiversity import cmd_anonymize_ldiversity
 from anonratio.bench.cli_common import CLIError, RunFailure, fmt, print_fields, print_json
-from anonratio.bench.cli_publish import check_out, run_verified, write_csv, write_published
+from anonratio.bench.cli_publish import (
+    check_out,
+    run_verified,
+    write_csv,
+    write_published,
+    write_withheld,
+)
 
 __all__ = ["cmd_anonymize", "write_csv"]
 
@@ -107,6 +113,9 @@ def _read_instance(args: argparse.Namespace, qi: list[str], model: str, algo: An
         if args.hierarchies:  # ARX's shared folder: prefer <data file stem>_hierarchy_<col>.csv
             hier = find_hierarchies(args.hierarchies, qi, dataset=data.path.stem)
         check_out(Path(args.out), [data.path, *hier.values()])
+        if args.withheld_rows is not None:
+            withheld = [data.path, *hier.values(), Path(args.out)]
+            check_out(Path(args.withheld_rows), withheld, "--withheld-rows")
         table = table_from_csv(data, qi=qi, sensitive=args.sensitive, hierarchies=hier)
     for w in caught:
         if issubclass(w.category, HierarchyWarning):
@@ -129,13 +138,20 @@ def _publish(
     data: Any,
     hier: list,
 ) -> tuple[Path, Any, list, dict[str, float]]:
-    """Check and write the published table; ``(path, recoding, privacy checks, metrics)``."""
+    """Check and write the published table; ``(path, recoding, privacy checks, metrics)``.
+
+    Suppressed tuples are left out of the file (``--keep-suppressed``: kept as rows of ``*``,
+    their sensitive cell too); ``--withheld-rows FILE`` lists them."""
     from anonratio.bench.api import published_form
 
     recoded, checks, metrics = published_form(instance, solution, models)
-    published = recoded.to_dataframe(frame=data.frame)
-    if list(published.columns) != list(data.frame.columns) or len(published) != len(data.frame):
-        raise RunFailure("the published table does not have the input's rows and columns")
+    rows = "star" if args.keep_suppressed else "withhold"
+    published = recoded.to_dataframe(frame=data.frame, suppressed_rows=rows)
+    expected = len(data.frame) - (0 if args.keep_suppressed else recoded.n_suppressed)
+    if list(published.columns) != list(data.frame.columns) or len(published) != expected:
+        raise RunFailure("the published table does not have the input's columns and kept rows")
+    if args.withheld_rows is not None:
+        write_withheld(recoded.suppressed, data, args.withheld_rows, protect=[args.out, *hier])
     out = write_published(published, args.out, data, protect=hier)
     return out, recoded, checks, metrics
 
@@ -168,7 +184,8 @@ def _levels_line(info: dict[str, Any]) -> list[tuple[str, str]]:
     if not info.get("levels"):
         return []
     levels = ", ".join(f"{a}={v}" for a, v in info["levels"].items())
-    return [("levels", f"{levels}; {info['suppressed']} tuples suppressed")]
+    kept = "kept as rows of *" if info["suppressed_rows"] == "star" else "withheld"
+    return [("levels", f"{levels}; {info['suppressed']} tuples suppressed ({kept})")]
 
 
 def cmd_anonymize(args: argparse.Namespace) -> int:
@@ -207,6 +224,7 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
         "published_min_class": int(recoded.class_sizes.min()) if recoded.class_sizes.size else None,
         "levels": solution.info.get("levels"),
         "suppressed": recoded.n_suppressed,
+        "suppressed_rows": "star" if args.keep_suppressed else "withhold",
         "privacy": {c.model: "ok" if c.satisfied else "fails" for c in checks},
         "metrics": metrics,
         "time_s": record.time_s,

@@ -18,7 +18,7 @@ import pandas as pd
 from anonratio.bench.cli_common import CLIError, RunFailure, status
 from anonratio.instances.io import atomic_write
 
-__all__ = ["check_out", "write_csv", "write_published", "run_verified"]
+__all__ = ["check_out", "write_csv", "write_published", "write_withheld", "run_verified"]
 
 #: print progress lines for tables at least this large
 _BIG_TABLE = 5_000
@@ -89,6 +89,20 @@ def write_published(
         bom=data.bom,
         protect=[data.path, *protect],
     )
+
+
+def write_withheld(
+    withheld: Any, data: Any, path: str | os.PathLike[str], *, protect: Iterable[Any] = ()
+) -> Path:
+    """Write the records a suppression budget withheld to ``path``: one row each, its 1-based
+    ``record`` number among the data rows and the ``line`` of the input file it starts on
+    (``data``: the :class:`~anonratio.instances.loaders.CsvTable` read); atomically, never over
+    the input or a file of ``protect``."""
+    import numpy as np
+
+    rows = np.flatnonzero(np.asarray(withheld, dtype=bool))
+    frame = pd.DataFrame({"record": rows + 1, "line": np.asarray(data.lines, dtype=int)[rows]})
+    return write_csv(frame, path, protect=[data.path, *protect])
 
 
 def run_verified(

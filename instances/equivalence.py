@@ -84,17 +84,22 @@ def _columns(frame: pd.DataFrame, qi: Sequence[str]) -> list[str]:
     return qi
 
 
-def classes_of(frame: pd.DataFrame, qi: Sequence[str], *, suppressed: Any = "*") -> np.ndarray:
+def classes_of(frame: pd.DataFrame, qi: Sequence[str], *, suppressed: Any = None) -> np.ndarray:
     """The class ids of a published table: records with equal QI cells share a class.
 
-    A row whose every QI cell equals ``suppressed`` is a withheld tuple (``-1``); a row with only
-    some QI cells suppressed is an ordinary record whose ``suppressed`` cells are one more value.
-    Missing cells (NaN) compare equal. Ids are ``0 .. C-1`` in order of first appearance.
+    Every row is a record of the release, a row of ``*`` in every QI cell too (a table published
+    at the top of every hierarchy is one class). Only when ``suppressed`` is given (e.g. ``"*"``
+    for a table published with its suppressed tuples kept as starred rows) is a row whose every QI
+    cell equals it a withheld tuple, in no class (``-1``); a row with only some QI cells
+    suppressed is an ordinary record whose ``suppressed`` cells are one more value. Missing cells
+    (NaN) compare equal. Ids are ``0 .. C-1`` in order of first appearance.
     O(n · |qi|) expected time (``groupby(...).ngroup()``).
     """
     qi = _columns(frame, qi)
     cells = frame[qi]
-    withheld = (cells == suppressed).all(axis=1).to_numpy()
+    withheld = np.zeros(len(frame), dtype=bool)
+    if suppressed is not None:
+        withheld = (cells == suppressed).all(axis=1).to_numpy()
     ids = np.full(len(frame), -1, dtype=np.int64)
     kept = cells[~withheld]
     if len(kept):

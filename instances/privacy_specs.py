@@ -88,12 +88,15 @@ def check_published(
     qi: Sequence[str],
     sensitive: str | None,
     models: PrivacyModel | str | Sequence[PrivacyModel | str],
+    *,
+    suppressed: Any = None,
 ) -> list[PrivacyCheck]:
     """Check a published DataFrame against models (objects or :func:`parse_privacy` specs).
 
-    Classes come from :func:`classes_of`; sensitive codes from ``pd.factorize(sort=True)`` on the
-    column over all rows, in numeric order when every value parses as a number (so the ordered
-    EMD follows the values), else in string order.
+    Classes come from :func:`classes_of`: every row is in a class, unless ``suppressed`` (e.g.
+    ``"*"``) marks the rows whose every QI cell holds it as withheld tuples. Sensitive codes come
+    from ``pd.factorize(sort=True)`` on the column over all rows, in numeric order when every
+    value parses as a number (so the ordered EMD follows the values), else in string order.
 
     Examples
     --------
@@ -102,7 +105,7 @@ def check_published(
     ...                                                                "l-diversity:l=2"])]
     [True, False]
     """
-    classes = classes_of(frame, qi)
+    classes = classes_of(frame, qi, suppressed=suppressed)
     codes, n_values = None, None
     if sensitive is not None:
         if sensitive not in frame.columns:

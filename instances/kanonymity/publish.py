@@ -7,19 +7,29 @@ import pandas as pd
 from anonratio.instances.base import verify
 from anonratio.instances.kanonymity.instance import KAnonymityInstance, group_levels
 from anonratio.instances.table import SUPPRESSED
-from anonratio.instances.validation import check_instance
+from anonratio.instances.validation import check_choice, check_instance
 
-__all__ = ["publish"]
+__all__ = ["publish", "SUPPRESSED_ROWS", "release"]
+
+#: what a release does with the tuples a suppression budget removed: leave them out of the
+#: published table (the default: the survey's definition, Ciriani et al. 2009, Def. 3.2), or keep
+#: each as a row of ``*`` in every QI cell *and* in the sensitive cell
+SUPPRESSED_ROWS = ("withhold", "star")
 
 
 def publish(
-    instance: KAnonymityInstance, labels: Any, *, frame: pd.DataFrame | None = None
+    instance: KAnonymityInstance,
+    labels: Any,
+    *,
+    frame: pd.DataFrame | None = None,
+    suppressed_rows: str = "withhold",
 ) -> pd.DataFrame:
     """The published table of a verified k-anonymity partition.
 
     Every QI cell of a record is replaced by the label of its value's group at the level its
     group generalizes that attribute to (the value itself at level 0, ``*`` at the top). Deleted
-    records (label ``-1``) have every QI cell ``*``. Other columns are left as they are.
+    records (label ``-1``) are released as :func:`release` says. Other columns are left as they
+    are.
 
     Parameters
     ----------
@@ -32,10 +42,13 @@ def publish(
         ``frame``'s columns and rows. Its QI cells, stripped of surrounding blanks, must be the
         table's values (else ``ValueError``: the frame is not the table's data). Default: the
         table's own labels (QI columns and the sensitive column).
+    suppressed_rows : {"withhold", "star"}
+        Deleted records are left out (default) or kept as rows of ``*`` (see :func:`release`).
 
     Returns
     -------
     pandas.DataFrame
+        The kept rows in their order, with their original index.
 
     Examples
     --------
@@ -70,6 +83,29 @@ def publish(
             level_labels = np.asarray(h.labels[t], dtype=object)
             cells[rows] = level_labels[h.groups[codes[rows], t]]
         out[name] = pd.Series(cells, index=out.index, dtype=object)
+    return release(out, ~kept, table.sensitive_name, suppressed_rows)
+
+
+def release(
+    out: pd.DataFrame, withheld: np.ndarray, sensitive: str | None, suppressed_rows: str
+) -> pd.DataFrame:
+    """The published rows of ``out``, whose QI cells of the ``withheld`` rows are already ``*``.
+
+    ``"withhold"`` leaves the withheld rows out (the others keep their order and index);
+    ``"star"`` keeps them and writes ``*`` in their ``sensitive`` cell too, so that no row that no
+    privacy model checks publishes a sensitive value (a tuple removed by a suppression budget is
+    in no equivalence class).
+    """
+    check_choice("suppressed_rows", suppressed_rows, SUPPRESSED_ROWS)
+    withheld = np.asarray(withheld, dtype=bool)
+    if not withheld.any():
+        return out
+    if suppressed_rows == "withhold":
+        return out.loc[~withheld]
+    if sensitive is not None and sensitive in out.columns:
+        column = out[sensitive].to_numpy(dtype=object, copy=True)
+        column[withheld] = SUPPRESSED
+        out[sensitive] = pd.Series(column, index=out.index, dtype=object)
     return out
 
 

@@ -15,8 +15,9 @@ Mondrian's numeric ranges are ranges in numeric order. Privacy models
 (:mod:`anonratio.instances.privacy`) and utility metrics
 (:mod:`anonratio.instances.kanonymity.metrics`) apply to any recoding.
 
-Suppressed tuples (``suppressed[i]``) are withheld: published with every QI cell ``*`` and in no
-equivalence class (Samarati's MaxSup, survey of Ciriani et al. 2009, §3.2.1).
+Suppressed tuples (``suppressed[i]``) are withheld: left out of the published table and in no
+equivalence class (Samarati's MaxSup; the survey of Ciriani et al. 2009, Def. 3.2, removes them
+from the release).
 """
 
 from __future__ import annotations
@@ -386,15 +387,19 @@ class Recoding:
             out[:, j] = np.where(self.suppressed, d.height, d.levels[self.cells[:, j]])
         return out
 
-    def to_dataframe(self, frame: pd.DataFrame | None = None) -> pd.DataFrame:
-        """The published table: QI cells as node labels, ``*`` on every QI cell of a suppressed
-        tuple.
+    def to_dataframe(
+        self, frame: pd.DataFrame | None = None, *, suppressed_rows: str = "withhold"
+    ) -> pd.DataFrame:
+        """The published table: QI cells as node labels; suppressed tuples withheld.
 
         ``frame`` is the original data (same rows in order; its QI cells must be the table's
         values): its QI columns are replaced and every other column kept, so the result has
-        exactly ``frame``'s rows and columns. Default: the table's own labels.
+        exactly ``frame``'s columns and its rows, less the suppressed tuples (the others in their
+        order, with their index). Default: the table's own labels. With
+        ``suppressed_rows="star"`` a suppressed tuple stays as a row of ``*`` in every QI cell and
+        in the sensitive cell (:func:`~anonratio.instances.kanonymity.publish.release`).
         """
-        from anonratio.instances.kanonymity.publish import _check_frame
+        from anonratio.instances.kanonymity.publish import _check_frame, release
 
         if frame is None:
             out = self.table.to_dataframe()
@@ -405,4 +410,4 @@ class Recoding:
             labels = np.asarray(self.domains[j].labels, dtype=object)[self.cells[:, j]]
             labels[self.suppressed] = SUPPRESSED
             out[name] = pd.Series(labels, index=out.index, dtype=object)
-        return out
+        return release(out, self.suppressed, self.table.sensitive_name, suppressed_rows)

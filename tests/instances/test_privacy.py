@@ -366,11 +366,27 @@ def test_classes_of_withheld_rows_and_partial_suppression():
     df = pd.DataFrame(
         {"zip": ["13*", "13*", "*", "*", "14*", "13*"], "age": ["2*", "2*", "*", "3*", "*", "2*"]}
     )
-    assert classes_of(df, ["zip", "age"]).tolist() == [0, 0, -1, 1, 2, 0]
-    assert classes_of(df, "zip").tolist() == [0, 0, -1, -1, 1, 0]
-    assert classes_of(df.iloc[2:3], ["zip", "age"]).tolist() == [-1]
+    # every row of a release is in a class, a row of * too
+    assert classes_of(df, ["zip", "age"]).tolist() == [0, 0, 1, 2, 3, 0]
+    assert classes_of(df, "zip").tolist() == [0, 0, 1, 1, 2, 0]
+    # a release that kept its suppressed tuples as rows of * names them
+    assert classes_of(df, ["zip", "age"], suppressed="*").tolist() == [0, 0, -1, 1, 2, 0]
+    assert classes_of(df, "zip", suppressed="*").tolist() == [0, 0, -1, -1, 1, 0]
+    assert classes_of(df.iloc[2:3], ["zip", "age"], suppressed="*").tolist() == [-1]
     nan = pd.DataFrame({"a": [1.0, np.nan, np.nan]})
     assert classes_of(nan, ["a"]).tolist() == [0, 1, 1]
+
+
+def test_check_published_counts_a_table_at_the_top_node_as_one_class():
+    """A table published at the top of every hierarchy is one class of every record, not a table
+    of withheld rows with no class to check."""
+    df = pd.DataFrame({"zip": ["*"] * 4, "age": ["*"] * 4, "disease": ["a", "b", "a", "c"]})
+    k4, l3, l4 = check_published(
+        df, ["zip", "age"], "disease", ["k-anonymity:k=4", "l-diversity:l=3", "l-diversity:l=4"]
+    )
+    assert k4.satisfied and k4.worst == 4 and "all 1 classes pass" in k4.message
+    assert l3.satisfied and l3.worst == 3
+    assert not l4.satisfied
 
 
 def test_check_published_codes_numbers_in_numeric_order():

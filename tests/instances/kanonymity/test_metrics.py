@@ -47,13 +47,14 @@ def _global():
 # -- hand-computed values -----------------------------------------------------------------------
 def test_local_recoding_by_hand():
     inst, rec = _local()
-    assert rec.to_dataframe().values.tolist() == [
+    assert rec.to_dataframe(suppressed_rows="star").values.tolist() == [
         ["20-30", "*"],
         ["20-30", "*"],
         ["40-60", "b1"],
         ["40-60", "b1"],
         ["*", "*"],
     ]
+    assert len(rec.to_dataframe()) == 4  # the suppressed tuple withheld
     # b = * on records 0, 1 (2 stars) + 2 cells of the suppressed tuple
     assert M.stars(rec) == 4.0
     # records 0, 1: 2 * 1/2 + 1 * 1/1 = 2 each; records 2, 3: 2 * 1/2 = 1 each; deleted: 2 + 1
