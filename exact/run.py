@@ -71,7 +71,11 @@ __all__ = [
 def _cpsat_solver(
     time_limit: float, seed: int, threads: int, log: bool, parameters: Mapping[str, Any] | None
 ) -> cp_model.CpSolver:
-    """A CP-SAT solver with the run's limit, seed and workers, plus ``parameters`` as given."""
+    """A CP-SAT solver with the run's limit, seed and workers, plus ``parameters`` as given.
+
+    ``catch_sigint_signal`` is always off: when on, CP-SAT replaces the process's SIGINT handler
+    during a solve and leaves the default action behind, so a later Ctrl-C would kill the
+    process instead of raising ``KeyboardInterrupt`` (the command line's exit 130)."""
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = float(time_limit)
     solver.parameters.random_seed = int(seed)
@@ -82,6 +86,7 @@ def _cpsat_solver(
             getattr(solver.parameters, name).extend(v)
         else:
             setattr(solver.parameters, name, v)
+    solver.parameters.catch_sigint_signal = False
     return solver
 
 

@@ -2,6 +2,9 @@
 on fakes and on real solvers."""
 
 import math
+import os
+import subprocess
+import sys
 import time
 from time import perf_counter
 from types import SimpleNamespace
@@ -16,6 +19,7 @@ from anonratio.exact.pulp_run import _cbc_outcome, _highs_outcome
 from anonratio.exact.run import (
     HIGHS_LIMITS,
     HIGHS_PRESOLVE_RULES_OFF,
+    _cpsat_solver,
     check_run_options,
     decide_status,
     highs_claims,
@@ -350,6 +354,38 @@ def test_cpsat_parameters_set_repeated_fields():
     model, _ = knapsack_cpsat(10)
     run = run_cpsat(model, time_limit=10, threads=2, parameters={"subsolvers": ["max_lp", "core"]})
     assert run.status == "optimal" and run.info["workers"] == 2
+
+
+def test_cpsat_never_takes_over_sigint():
+    solver = _cpsat_solver(5, 0, 1, False, {"catch_sigint_signal": True})
+    assert solver.parameters.catch_sigint_signal is False
+
+
+_SIGINT_AFTER_A_SOLVE = """
+import os, signal, time
+from ortools.sat.python import cp_model
+from anonratio.exact.run import run_cpsat
+model = cp_model.CpModel()
+x = model.new_int_var(0, 10, "x")
+model.add(3 * x >= 7)
+model.minimize(x)
+assert run_cpsat(model, time_limit=5).status == "optimal"
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt")
+"""
+
+
+def test_ctrl_c_after_a_cpsat_solve_is_still_a_keyboard_interrupt():
+    # CP-SAT's own SIGINT handler, left behind after a solve, made the next Ctrl-C kill the
+    # process (rc -2) instead of raising KeyboardInterrupt
+    proc = subprocess.run(
+        [sys.executable, "-c", _SIGINT_AFTER_A_SOLVE],
+        capture_output=True, text=True, timeout=60, env=os.environ.copy(),
+    )  # fmt: skip
+    assert (proc.returncode, proc.stdout) == (0, "KeyboardInterrupt\n"), proc.stderr
 
 
 def small_mip(sense=pulp.LpMinimize):
