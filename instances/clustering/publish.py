@@ -6,8 +6,8 @@ remapped ... we need to weigh the attributes appropriately"):
 * :func:`points_from_frame` — numeric quasi-identifier columns of a CSV file, parsed as numbers
   and scaled so that every attribute weighs the same: ``scaling="standard"`` (default) divides
   each column's deviation from its mean by its standard deviation, ``"range"`` maps it onto
-  ``[0, 1]``, ``"none"`` keeps the raw units. A constant column becomes 0. The points use the
-  euclidean metric.
+  ``[0, 1]``, ``"none"`` keeps the raw units (refused when squared distances would overflow a
+  float). A constant column becomes 0. The points use the euclidean metric.
 * :func:`points_from_table` — a :class:`~anonratio.instances.table.Table` of categorical codes:
   the codes themselves with the ``hamming`` metric, so that the values of one attribute are
   equidistant (distance 1 between any two), as §1 suggests for a categorical attribute, and the
@@ -58,7 +58,10 @@ def points_from_frame(
     ------
     InstanceFormatError
         A cell that is not a finite number: the message names ``source``, the line (``lines[i]``,
-        else the row's position + 2, counting the header line) and the column.
+        else the row's position + 2, counting the header line) and the column. With
+        ``scaling="none"``, also coordinates whose squared distances may overflow a float (the
+        squared diagonal of their bounding box is not a float): the message names the widest
+        column and the lines of its extreme values. The other scalings take any finite numbers.
     ValueError
         An unknown column or scaling.
     """
@@ -82,13 +85,60 @@ def points_from_frame(
             )
         out[:, j] = arr
     if scaling == "none":
+        _check_raw_distances(frame, qi, out, lines, source)
         return out
+    return _scaled(out, scaling)
+
+
+def _scaled(out: np.ndarray, scaling: str) -> np.ndarray:
+    """``out`` shifted and divided per column (``"standard"`` or ``"range"``), without overflow.
+
+    Each column is first divided by a power of two that brings it into ``(-1, 1)``: exact, and
+    the scaled points do not depend on it, so a column spanning ``-1e308 .. 1e308`` (whose range
+    and variance are not floats) is scaled like any other.
+    """
+    exponent = np.frexp(np.abs(out).max(axis=0, initial=0.0))[1]
+    unit = np.ldexp(out, -exponent)
     if scaling == "standard":
-        center, scale = out.mean(axis=0), out.std(axis=0)
+        center, scale = unit.mean(axis=0), unit.std(axis=0)
     else:
-        center, scale = out.min(axis=0), out.max(axis=0) - out.min(axis=0)
+        center, scale = unit.min(axis=0), unit.max(axis=0) - unit.min(axis=0)
     scale[scale == 0] = 1.0  # a constant column: every record at 0
-    return (out - center) / scale
+    return (unit - center) / scale
+
+
+def _check_raw_distances(
+    frame: pd.DataFrame,
+    qi: Sequence[str],
+    out: np.ndarray,
+    lines: Sequence[int] | None,
+    source: str,
+) -> None:
+    """Refuse raw coordinates whose squared distances may overflow a float.
+
+    The euclidean metric sums squared coordinate differences; they stay finite when the squared
+    diagonal of the points' bounding box, ``sum_j (max_j - min_j)**2``, does.
+    """
+    if not len(out):
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        spans = out.max(axis=0) - out.min(axis=0)
+        if np.isfinite(np.sum(spans**2)):
+            return
+    j = int(np.argmax(spans))
+    low, high = int(np.argmin(out[:, j])), int(np.argmax(out[:, j]))
+    column = frame[qi[j]]
+
+    def cell(i: int) -> str:
+        line = lines[i] if lines is not None else i + 2
+        return f"{str(column.iloc[i]).strip()!r} (line {line})"
+
+    raise InstanceFormatError(
+        f"{source}: with scaling 'none' the distances are in raw units and their squares "
+        f"overflow a float: column {qi[j]!r} spans from {cell(low)} to {cell(high)}, and the sum "
+        f"over the QI columns of (max - min)**2 must stay below {np.finfo(float).max:.3g}; use "
+        "scaling 'range' or 'standard'"
+    )
 
 
 def points_from_table(table: Any) -> tuple[np.ndarray, str]:

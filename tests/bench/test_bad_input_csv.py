@@ -318,3 +318,32 @@ def test_k_equal_to_the_number_of_rows(tmp_path, capsys, reverify):
     info, out = _published(capsys, data, k=len(ROWS))
     published = reverify(data, out, QI, len(ROWS), cost=info["cost"])
     assert published.groupby(QI).ngroups == 1
+
+
+# -- numbers at the edge of the float range, for cluster publishing ---------------------------
+HUGE = "x;y;disease\n1e308;1;flu\n-1e308;2;cold\n5;3;flu\n6;4;hiv\n"
+
+
+def test_raw_units_that_overflow_are_refused_naming_file_column_and_lines(tmp_path, capsys):
+    data = _write(tmp_path / "data.csv", HUGE)
+    message = (
+        r"data\.csv: with scaling 'none' the distances are in raw units and their squares overflow "
+        r"a float: column 'x' spans from '-1e308' \(line 3\) to '1e308' \(line 2\)"
+    )
+    extra = ["--algorithm", "r-gather", "--scaling", "none"]
+    _refused(capsys, tmp_path, data, *extra, qi="x,y", k=2, message=message)
+
+
+@pytest.mark.parametrize("scaling", ["range", "standard"])
+def test_scaled_huge_values_are_published(scaling, tmp_path, capsys):
+    """Published like a small column with the same scaled values: x = 1, -1, 0, 0 times 1e308."""
+    extra = ["--algorithm", "r-gather", "--scaling", scaling]
+    small = _write(
+        tmp_path / "small" / "data.csv", "x;y;disease\n1;1;flu\n-1;2;cold\n0;3;flu\n0;4;hiv\n"
+    )
+    expected, _ = _published(capsys, small, *extra, qi="x,y", k=2)
+    data = _write(tmp_path / "data.csv", HUGE.replace("\n6;", "\n5;"))
+    info, out = _published(capsys, data, *extra, qi="x,y", k=2)
+    assert info["verified"] and info["cost"] == pytest.approx(expected["cost"], rel=1e-12)
+    assert info["lower_bound"] == pytest.approx(expected["lower_bound"], rel=1e-12)
+    assert out.read_text().splitlines()[0] == "x;y;disease"

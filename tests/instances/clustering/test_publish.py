@@ -1,5 +1,7 @@
 """Records as points and the clustered table of paper 003 (instances/clustering/publish.py)."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -101,3 +103,44 @@ def test_check_published_rejects_tampering(frame):
     small.loc[0, "age"] = "99"
     with pytest.raises(ValueError, match="shared by 1 < r=2"):
         check_published(frame, small, qi, labels, r=2)
+
+
+@pytest.fixture
+def huge():
+    """A column spanning the whole float range: its range (2e308) is not a float."""
+    return pd.DataFrame({"x": ["1e308", "-1e308", "5", "6"], "y": ["1", "2", "3", "4"]})
+
+
+def test_huge_values_scale_without_overflow(huge):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow along the way either
+        rng = points_from_frame(huge, ["x", "y"], scaling="range")
+        std = points_from_frame(huge, ["x", "y"], scaling="standard")
+    assert rng[:, 0].tolist() == [1.0, 0.0, 0.5, 0.5]
+    assert rng[:, 1].tolist() == pytest.approx([0, 1 / 3, 2 / 3, 1])
+    # the wide column still weighs as much as the other one: it is not flattened to 0
+    np.testing.assert_allclose(std.std(axis=0), 1)
+    np.testing.assert_allclose(std[:, 0], [2**0.5, -(2**0.5), 0, 0], atol=1e-12)
+
+
+def test_huge_values_scale_as_small_ones(frame):
+    """Scaling is exact under powers of two: the huge column gives the small one's points."""
+    for scaling in ("range", "standard"):
+        small = points_from_frame(frame, ["age", "income"], scaling=scaling)
+        big = frame.assign(age=[f"{float(a) * 2.0**1000!r}" for a in frame["age"]])
+        assert points_from_frame(big, ["age", "income"], scaling=scaling).tolist() == small.tolist()
+
+
+def test_raw_units_whose_distances_overflow_are_refused(huge):
+    with pytest.raises(
+        InstanceFormatError,
+        match=r"^data\.csv: with scaling 'none' .* overflow a float: column 'x' spans from "
+        r"'-1e308' \(line 3\) to '1e308' \(line 2\).*use scaling 'range' or 'standard'$",
+    ):
+        points_from_frame(huge, ["x", "y"], scaling="none", source="data.csv")
+    # 1e200 apart: a float, but its square is not
+    wide = pd.DataFrame({"x": ["0", "1e200", "3"], "y": ["0", "0", " 1"]})
+    with pytest.raises(InstanceFormatError, match=r"column 'x' spans from '0' \(line 7\)"):
+        points_from_frame(wide, ["x", "y"], scaling="none", lines=[7, 8, 9])
+    ok = points_from_frame(wide.assign(x=["0", "1e150", "3"]), ["x", "y"], scaling="none")
+    assert ok[1, 0] == 1e150
