@@ -27,13 +27,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from anonratio.instances.kanonymity.kl_divergence import kl_divergence
-from anonratio.instances.kanonymity.recoding import Recoding
+from anonratio.instances.kanonymity.recoding import Domain, Recoding
 from anonratio.instances.validation import check_choice, check_instance, check_int
 from scipy.special import xlogy
 
 __all__ = [
-    "stars", "generalization_cost", "discernibility", "average_class_size", "ncp", "precision",
-    "non_uniform_entropy", "kl_divergence", "METRICS", "utility"
+    "star_nodes", "stars", "generalization_cost", "discernibility", "average_class_size", "ncp",
+    "precision", "non_uniform_entropy", "kl_divergence", "METRICS", "utility"
 ]  # fmt: skip
 
 
@@ -52,13 +52,24 @@ def _classes(rec: Recoding) -> tuple[np.ndarray, int]:
 # ---------------------------------------------------------------------------------------------
 # per-cell metrics
 # ---------------------------------------------------------------------------------------------
+def star_nodes(d: Domain) -> np.ndarray:
+    """Which nodes of ``d`` publish a star: ``|cover(p)| = |dom A_j|`` and ``p`` not a value.
+
+    A node is a star when it covers the attribute's whole domain, whether it is the hierarchy's
+    top, an intermediate level that is already one group, or a range spanning every value; a
+    single-valued attribute's value itself is not one. The one definition of a star:
+    :func:`stars` counts the published cells it marks, and the lattice searches minimize that
+    count (:mod:`anonratio.solvers.kanonymity.full_domain`). Boolean array of shape
+    ``(d.n_nodes,)``.
+    """
+    return (d.size == d.n_values) & (d.levels > 0)
+
+
 def stars(rec: Recoding) -> float:
     """Number of published ``*`` cells (the suppression cost of Aggarwal et al. 2005).
 
-    ``stars = #{(i, j) : i not in S, |cover(p_ij)| = |dom A_j|, p_ij not a value} + m |S|``: a
-    cell is a star when its node covers the attribute's whole domain (whether it is the
-    hierarchy's top or a range spanning every value); a single-valued attribute's value itself
-    is not one. O(n m).
+    ``stars = #{(i, j) : i not in S, p_ij a star} + m |S|``, a star as :func:`star_nodes`
+    defines it (a node covering the attribute's whole domain). O(n m).
 
     References
     ----------
@@ -68,7 +79,7 @@ def stars(rec: Recoding) -> float:
     counts = _counts(rec)
     total = rec.n_suppressed * len(rec.domains)
     for d, c in zip(rec.domains, counts, strict=True):
-        total += int(c @ ((d.size == d.n_values) & (d.levels > 0)))
+        total += int(c @ star_nodes(d))
     return float(total)
 
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from anonratio.instances.kanonymity.metrics import star_nodes
 from anonratio.instances.kanonymity.recoding import Recoding, hierarchy_domain
 from anonratio.instances.privacy import KAnonymity, PrivacyModel
 from anonratio.instances.table import Hierarchy, Table
@@ -329,7 +330,7 @@ class Lattice:
         if metric == "precision":
             return levels / h.height / self.m
         if metric == "stars":
-            return self.n * (levels == h.height).astype(float)
+            return self.n * self._star_levels(j).astype(float)
         out = np.zeros(h.height + 1)
         d, offsets = hierarchy_domain(h)
         for t in levels:
@@ -342,6 +343,14 @@ class Lattice:
                 total_w = self.n * self.table.weights.sum()
                 out[t] = w * np.sum(c * d.span[offsets[t] + g]) / total_w
         return out
+
+    def _star_levels(self, j: int) -> np.ndarray:
+        """Per level of attribute ``j``: whether it publishes a star in every cell (one group
+        covering the whole domain, :func:`~anonratio.instances.kanonymity.metrics.star_nodes`:
+        the top, or an intermediate level that is already one group)."""
+        h = self.hierarchies[j]
+        d, offsets = hierarchy_domain(h)
+        return star_nodes(d)[offsets[:-1] + h.groups[0, :]]
 
     def utility(self, metric: str, levels: Sequence[int], fs: FrequencySet | None = None) -> float:
         """``metric`` of the table published at ``levels`` (failing classes suppressed)."""
@@ -365,7 +374,7 @@ class Lattice:
             elif metric == "precision":
                 extra += s * (1 - t / h.height) / (n * m)
             elif metric == "stars":
-                extra += s * (t != h.height)
+                extra += s * (not self._star_levels(j)[t])
             elif metric == "non-uniform-entropy":
                 cg = np.bincount(h.groups[:, t], weights=self._value_counts[j])
                 extra += float(cnt @ np.log2(n / cg[rows[:, j]]))
