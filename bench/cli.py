@@ -199,6 +199,11 @@ def _add_anonymize(sub: _Sub) -> None:
     p.add_argument("--sep", help="field separator (default: detected)")
     p.add_argument("--out", required=True, metavar="OUT.csv")
     p.add_argument(
+        "--neutralize-formulas",
+        action="store_true",
+        help="prefix with ' every cell a spreadsheet would run as a formula (=, +, -, @ ...)",
+    )
+    p.add_argument(
         "--scaling",
         choices=("standard", "range", "none"),
         default="standard",

@@ -152,7 +152,9 @@ def _publish(
         raise RunFailure("the published table does not have the input's columns and kept rows")
     if args.withheld_rows is not None:
         write_withheld(recoded.suppressed, data, args.withheld_rows, protect=[args.out, *hier])
-    out = write_published(published, args.out, data, protect=hier)
+    out = write_published(
+        published, args.out, data, protect=hier, neutralize=args.neutralize_formulas
+    )
     return out, recoded, checks, metrics
 
 

@@ -75,13 +75,14 @@ def _write(args: argparse.Namespace, qi: list[str], data: Any, instance: Any, re
         smallest = check_published(data.frame, published, qi, labels, args.k)
     except ValueError as exc:  # pragma: no cover - the verifier checked the sizes
         raise RunFailure(str(exc)) from exc
-    out = write_published(published, args.out, data)
+    out = write_published(published, args.out, data, neutralize=args.neutralize_formulas)
     side = write_csv(
         clusters,
         args.clusters or clusters_path(Path(args.out)),
         sep=data.sep,
         lineterminator=data.lineterminator,
         protect=[data.path, out],
+        neutralize=args.neutralize_formulas,
     )
     return out, side, smallest, check
 

@@ -51,7 +51,7 @@ def _write(args: argparse.Namespace, qi: list[str], data: Any, instance: Any, re
     smallest, diversity = published_diversity(published, qi, args.sensitive)
     if diversity < args.l:  # pragma: no cover - the verifier checked every group
         raise RunFailure(f"a published class is only {diversity}-diverse, not {args.l}")
-    out = write_published(published, args.out, data)
+    out = write_published(published, args.out, data, neutralize=args.neutralize_formulas)
     return out, smallest, diversity
 
 
