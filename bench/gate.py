@@ -21,12 +21,18 @@ ratio, cost, optimum, instance id and the code version that produced it):
   **changed** (the tracked instance's content hash differs from the baseline's: not compared)
   and **unrated** (no reference optimum) are reported and do not fail.
 
-:func:`write_baseline` (``anonratio gate --update``) rewrites the baseline atomically.
+The gate never passes vacuously: an algorithm name that is unknown or not gated
+(:func:`gated_algorithms`), a selection that runs nothing, and a baseline that is not valid JSON
+or holds an entry without a finite ``ratio``
+(:func:`~anonratio.bench.gate_baseline.load_baseline`) raise ``ValueError`` naming
+the name, or the file and the entry (``anonratio gate``: exit status 2).
+
+:func:`~anonratio.bench.gate_baseline.write_baseline` (``anonratio gate --update``) rewrites the
+baseline atomically.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import time
 import traceback
@@ -34,16 +40,17 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from anonratio.bench.gate_baseline import DEFAULT_BASELINE, load_baseline, write_baseline
 from anonratio.bench.record import algorithm_seed, package_version
 from anonratio.bench.reference import ALL_REFERENCE, load_reference, reference_instance
 from anonratio.instances import instance_id, verify
-from anonratio.instances.io import atomic_write
 
 __all__ = [
     "DEFAULT_BASELINE",
     "DEFAULT_TOLERANCE",
     "GUARANTEE_RTOL",
     "FAILING",
+    "gated_algorithms",
     "gate_results",
     "load_baseline",
     "compare",
@@ -52,7 +59,6 @@ __all__ = [
     "format_gate",
 ]
 
-DEFAULT_BASELINE = Path(__file__).resolve().parent.parent / "results" / "baselines" / "gate.json"
 #: relative increase of a ratio over its baseline that still passes
 DEFAULT_TOLERANCE = 1e-9
 #: relative slack of the guarantee check (floating-point noise only)
@@ -110,6 +116,37 @@ def _run_one(alg: Any, ref: Any, instance: Any, optimum: float | None) -> dict[s
     return row
 
 
+def gated_algorithms(names: Iterable[str] | None = None) -> list[str]:
+    """The registry names the gate runs: every gated approximation algorithm and heuristic, or
+    those of ``names`` (aliases allowed).
+
+    Raises
+    ------
+    ValueError
+        An empty ``names``, or a name that is unknown or not gated (exact, or declared
+        ``gated=False``); the message names it and lists the gated algorithms.
+    """
+    from anonratio.bench import registry  # here: `anonratio --help` need not load the solvers
+
+    gated = [a.name for a in registry.REGISTRY.values() if a.kind in KINDS and a.gated]
+    if names is None:
+        return gated
+    names = list(names)
+    if not names:
+        raise ValueError(f"no algorithm selected for the gate; gated algorithms: {gated}")
+    out = []
+    for name in names:
+        alg = registry.REGISTRY.get(registry.canonical_name(name))
+        if alg is None:
+            raise ValueError(f"unknown algorithm {name!r}; gated algorithms: {gated}")
+        if alg.name not in gated:
+            why = "declared gated=False" if alg.kind in KINDS else f"kind {alg.kind}"
+            raise ValueError(f"algorithm {name!r} is not gated ({why}); gated algorithms: {gated}")
+        if alg.name not in out:
+            out.append(alg.name)
+    return out
+
+
 def gate_results(
     *,
     reference: Mapping[str, Mapping[str, Any]] | None = None,
@@ -120,17 +157,14 @@ def gate_results(
 
     ``reference``: instance id -> reference entry (default: the committed reference file);
     ``algorithms``: restrict to these registry names (default: every approximation algorithm and
-    heuristic in the registry, looked up now, so a replaced registry entry is the one run).
+    heuristic in the registry, looked up now, so a replaced registry entry is the one run; an
+    unknown or ungated name raises ``ValueError``, see :func:`gated_algorithms`).
     """
     from anonratio.bench import registry  # here: `anonratio --help` need not load the solvers
 
     reference = load_reference() if reference is None else reference
-    wanted = None if algorithms is None else {registry.canonical_name(a) for a in algorithms}
-    chosen = [
-        a
-        for a in registry.REGISTRY.values()
-        if a.kind in KINDS and a.gated and (wanted is None or a.name in wanted)
-    ]
+    wanted = set(gated_algorithms(algorithms))
+    chosen = [a for a in registry.REGISTRY.values() if a.name in wanted]
     rows = []
     for ref in refs:
         instance, _ = reference_instance(ref)
@@ -140,16 +174,6 @@ def gate_results(
             if alg.supports(instance) is None:
                 rows.append(_run_one(alg, ref, instance, optimum))
     return rows
-
-
-def load_baseline(path: str | Path | None = None) -> dict[str, dict[str, dict[str, Any]]]:
-    """The baseline's ``entries``: algorithm -> instance name -> entry (``FileNotFoundError``)."""
-    path = Path(path) if path is not None else DEFAULT_BASELINE
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    entries = doc.get("entries") if isinstance(doc, dict) else None
-    if not isinstance(entries, dict):
-        raise ValueError(f"{path}: not a gate baseline (no `entries` object)")
-    return entries
 
 
 def _outcome(row: Mapping[str, Any], base: Mapping[str, Any] | None, tolerance: float) -> str:
@@ -218,34 +242,6 @@ def compare(
     return out
 
 
-def write_baseline(rows: Iterable[Mapping[str, Any]], path: str | Path | None = None) -> Path:
-    """Write the baseline of the rated rows atomically; returns its path."""
-    path = Path(path) if path is not None else DEFAULT_BASELINE
-    version = package_version()
-    entries: dict[str, dict[str, Any]] = {}
-    for row in rows:
-        if row.get("ratio") is None:
-            continue
-        entries.setdefault(row["algorithm"], {})[row["instance"]] = {
-            "ratio": row["ratio"],
-            "cost": row["cost"],
-            "optimum": row["optimum"],
-            "instance_id": row["instance_id"],
-            "version": version,
-        }
-    doc = {
-        "description": "Baseline of `anonratio gate`: per approximation algorithm or heuristic "
-        "and tracked instance (anonratio.bench.reference), the ratio of its verified cost to the "
-        "reference optimum, and the code version that produced it. Rewritten by "
-        "`anonratio gate --update`.",
-        "entries": entries,
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(doc, indent=2, sort_keys=False) + "\n"
-    atomic_write(path, lambda f: f.write(text), mode="w", encoding="utf-8")
-    return path
-
-
 def run_gate(
     *,
     baseline: str | Path | None = None,
@@ -258,20 +254,33 @@ def run_gate(
 
     ``update``: rewrite the baseline with this run's ratios (refused, ``passed`` False, when a
     run is unverified or above its guarantee: those are bugs, not a new baseline).
+
+    Raises
+    ------
+    ValueError
+        An unknown or ungated algorithm name (:func:`gated_algorithms`), a corrupt baseline
+        (:func:`load_baseline`; both checked before anything runs), or a selection that runs
+        nothing (no tracked instance supported): a gate of no runs does not pass.
+    FileNotFoundError
+        No baseline file, without ``update``.
     """
     start = time.perf_counter()
-    algorithms = None if algorithms is None else list(algorithms)
+    chosen = gated_algorithms(algorithms)
     path = Path(baseline) if baseline is not None else DEFAULT_BASELINE
-    rows = gate_results(reference=reference, algorithms=algorithms)
-    if update or not path.exists():
-        if not update:
-            raise FileNotFoundError(
-                2, "No gate baseline (create it with `anonratio gate --update`)", str(path)
-            )
-        old = load_baseline(path) if path.exists() else {}
-    else:
-        old = load_baseline(path)
-    compared = compare(rows, old, tolerance=tolerance, algorithms=algorithms)
+    if not path.exists() and not update:
+        raise FileNotFoundError(
+            2, "No gate baseline (create it with `anonratio gate --update`)", str(path)
+        )
+    old = load_baseline(path) if path.exists() else {}
+    rows = gate_results(reference=reference, algorithms=chosen)
+    if not rows:
+        raise ValueError(
+            f"the gate ran nothing: no tracked instance is supported by {chosen} "
+            "(a gate of no runs does not pass)"
+        )
+    compared = compare(
+        rows, old, tolerance=tolerance, algorithms=None if algorithms is None else chosen
+    )
     counts: dict[str, int] = {}
     for row in compared:
         counts[row["outcome"]] = counts.get(row["outcome"], 0) + 1
@@ -279,7 +288,8 @@ def run_gate(
     if update:
         failures = [r for r in failures if r["outcome"] != "worse"]
         if not failures:
-            write_baseline(rows, path)
+            others = {} if algorithms is None else {a: old[a] for a in old if a not in chosen}
+            write_baseline(rows, path, keep=others)
     return {
         "passed": not failures,
         "updated": bool(update and not failures),

@@ -2,12 +2,15 @@
 
 import dataclasses
 import json
+import math
+import re
 
 import numpy as np
 import pytest
-from anonratio.bench import gate, registry
+from anonratio.bench import gate, gate_baseline, registry
 from anonratio.bench.cli import main
 from anonratio.instances import Solution
+from anonratio.instances.errors import InstanceFormatError
 
 
 def _all_in_one_group(instance, **kwargs):
@@ -57,8 +60,10 @@ def test_a_worsened_algorithm_fails_with_json(worse_forest, capsys):
 
 def test_update_rewrites_the_baseline_atomically(tmp_path, monkeypatch, capsys):
     calls = []
-    real = gate.atomic_write
-    monkeypatch.setattr(gate, "atomic_write", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    real = gate_baseline.atomic_write
+    monkeypatch.setattr(
+        gate_baseline, "atomic_write", lambda *a, **k: calls.append(a[0]) or real(*a, **k)
+    )
     path = tmp_path / "gate.json"
     assert main(["gate", "--baseline", str(path)]) == 2  # no baseline yet
     assert "anonratio gate --update" in capsys.readouterr().err
@@ -128,3 +133,100 @@ def test_table_fits_100_columns():
         }
     ]
     assert all(len(line) <= 100 for line in gate.table(rows).splitlines())
+
+
+# ---------------------------------------------------------------------------------------------
+# a gate never passes vacuously
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "name, pattern",
+    [
+        ("frest", r"unknown algorithm 'frest'; gated algorithms: \[.*'forest'"),
+        ("kanon-cpsat", r"algorithm 'kanon-cpsat' is not gated \(kind exact\); gated algorithms"),
+        ("kanon-certified", r"'kanon-certified' is not gated \(declared gated=False\)"),
+    ],
+)
+def test_an_unknown_or_ungated_algorithm_is_refused(name, pattern, capsys):
+    assert main(["gate", "--algorithm", name]) == 2
+    captured = capsys.readouterr()
+    assert "gate passed" not in captured.out
+    assert re.search(pattern, captured.err)
+    with pytest.raises(ValueError, match=pattern):
+        gate.run_gate(algorithms=[name])
+
+
+def test_an_empty_selection_fails(monkeypatch, capsys):
+    picky = dataclasses.replace(registry.REGISTRY["forest"], requires=lambda instance: "never")
+    monkeypatch.setitem(registry.REGISTRY, "forest", picky)
+    assert main(["gate", "--algorithm", "forest"]) == 2
+    captured = capsys.readouterr()
+    assert "gate passed" not in captured.out
+    assert "the gate ran nothing: no tracked instance is supported by ['forest']" in captured.err
+    with pytest.raises(ValueError, match="no algorithm selected"):
+        gate.run_gate(algorithms=[])
+
+
+def _baseline_with(tmp_path, entry):
+    doc = json.loads(gate.DEFAULT_BASELINE.read_text())
+    doc["entries"]["forest"]["binary-12x6-k2"] = entry
+    path = tmp_path / "gate.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+ENTRY = r"gate\.json: entry 'forest' / 'binary-12x6-k2'"
+
+
+@pytest.mark.parametrize(
+    "entry, pattern",
+    [
+        ({"ratio": math.nan}, ENTRY + r": `ratio` must be a finite number >= 0, got nan"),
+        ({"ratio": None}, ENTRY + r": `ratio` must be a finite number >= 0, got None"),
+        ({"ratio": "1.5"}, ENTRY + r": `ratio` must be a finite number >= 0, got '1\.5'"),
+        ({"ratio": True}, ENTRY + r": `ratio` must be a finite number >= 0, got True"),
+        ({"cost": 24.0}, ENTRY + r": `ratio` must be a finite number >= 0, got None"),
+        ({"ratio": 1.5, "instance_id": 7}, ENTRY + r": `instance_id` must be a string, got 7"),
+        ([1.5, 24.0], ENTRY + r" must be an object, got \[1\.5, 24\.0\]"),
+    ],
+)
+def test_a_corrupt_baseline_entry_names_file_and_entry(entry, pattern, tmp_path, capsys):
+    path = _baseline_with(tmp_path, entry)
+    argv = ["gate", "--algorithm", "forest", "--baseline", str(path)]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert "gate passed" not in captured.out
+    assert re.search(pattern, captured.err) and "internal error" not in captured.err
+    with pytest.raises(InstanceFormatError, match=pattern):
+        gate.load_baseline(path)
+
+
+@pytest.mark.parametrize(
+    "content, pattern",
+    [
+        (b"", r"gate\.json: not a gate baseline: the file is empty"),
+        (b'{"entries": {"forest": {"bin', r"gate\.json: not a gate baseline: not valid JSON: "),
+        (b"\x00\x01\xff\xfe", r"gate\.json: not a gate baseline: not UTF-8 text \(byte 0xff"),
+        (b'{"entries": {"forest": 5}}', r"gate\.json: entry 'forest' must be an object of"),
+        (b'{"entries": []}', r"gate\.json: not a gate baseline \(no `entries` object\)"),
+    ],
+)
+def test_a_corrupt_baseline_file_is_named(content, pattern, tmp_path, capsys):
+    path = tmp_path / "gate.json"
+    path.write_bytes(content)
+    assert main(["gate", "--algorithm", "forest", "--baseline", str(path), "--json"]) == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["kind"] == "bad_input" and doc["type"] == "InstanceFormatError"
+    assert re.search(pattern, doc["error"]) and str(tmp_path) in doc["error"]
+
+
+def test_a_restricted_update_keeps_the_other_algorithms(tmp_path, capsys):
+    path = tmp_path / "gate.json"
+    path.write_text(gate.DEFAULT_BASELINE.read_text())
+    before = gate.load_baseline(path)
+    assert main(["gate", "--baseline", str(path), "--update", "--algorithm", "forest"]) == 0
+    after = gate.load_baseline(path)
+    assert set(after) == set(before) and len(before) > 1
+    assert all(after[a] == before[a] for a in before if a != "forest")
+    assert {e["ratio"] for e in after["forest"].values()} == {
+        e["ratio"] for e in before["forest"].values()
+    }
