@@ -142,33 +142,72 @@ def precision(rec: Recoding) -> float:
     return total / max(rec.n_records * len(rec.domains), 1)
 
 
-def non_uniform_entropy(rec: Recoding) -> float:
+#: how :func:`non_uniform_entropy` charges a suppressed tuple
+ENTROPY_SUPPRESSION = ("star", "generalized")
+
+
+def non_uniform_entropy(rec: Recoding, *, suppressed: str = "star") -> float:
     """Non-uniform entropy in bits (de Waal and Willenborg 1999; Gionis and Tassa 2009).
 
     ``sum_j sum_i -log2(c_j(v_ij) / c_j(p_ij))`` with ``c_j(v)`` the number of records of the
     original table with value ``v`` on ``A_j`` and ``c_j(p)`` the number whose value lies in the
-    cover of ``p`` (``n`` for a suppressed tuple's cell). Computed per attribute from the value
-    counts by rank, whose prefix sums give ``c_j(p) = cum[hi + 1] - cum[lo]`` for every node at
-    once: ``sum_p #(p) log2 c_j(p) + |S| log2 n - sum_v c_j(v) log2 c_j(v)``. O(n m).
+    cover of ``p``. Computed per attribute from the value counts by rank, whose prefix sums give
+    ``c_j(p) = cum[hi + 1] - cum[lo]`` for every node at once. O(n m).
+
+    Parameters
+    ----------
+    rec : Recoding
+    suppressed : {"star", "generalized"}
+        How a suppressed tuple is charged.
+
+        * ``"star"`` (default; the metric the suite reports and the lattice searches minimize as
+          ``"non-uniform-entropy"``): a suppressed tuple is withheld, so each of its cells costs
+          as a ``*``, ``-log2(c_j(v) / n)`` (Gionis and Tassa: suppression is generalization to
+          the whole domain), as it costs as the top in every other metric here;
+        * ``"generalized"``: ARX's non-uniform entropy (``MetricMDNUEntropy``,
+          ``MetricMDNUEntropyPrecomputed``), which does not charge suppression: a suppressed
+          tuple costs what its generalization at the node costs, so the value depends on the
+          node only. Defined for a global recoding only (a suppressed tuple of a local recoding
+          has no generalization): ``ValueError`` naming ``suppressed`` otherwise. With
+          suppressed tuples it is below the default by their suppression charge, e.g. on UCI
+          Adult (9 QI, k = 5, at most 4 % suppressed) ARX's 255,559.85 against 267,793.35.
 
     References
     ----------
     de Waal and Willenborg, "Information loss through global recoding and local suppression",
     Netherlands Official Statistics 14, 1999. Gionis and Tassa, "k-Anonymization with Minimal
-    Loss of Information", IEEE TKDE 21(2), 2009. ARX's ``MetricSDNMEntropyBasedInformationLoss``.
+    Loss of Information", IEEE TKDE 21(2), 2009. Prasser, Kohlmayer et al., ARX
+    (``MetricMDNUEntropyPrecomputed``).
     """
+    check_instance(rec, Recoding, "rec")
+    check_choice("suppressed", suppressed, ENTROPY_SUPPRESSION)
+    charge_node = suppressed == "generalized" and rec.n_suppressed > 0
+    if charge_node and rec.scheme != "global":
+        raise ValueError(
+            f"`suppressed`={suppressed!r} (ARX's non-uniform entropy) needs a global recoding: "
+            f"the {rec.n_suppressed} suppressed tuples of this {rec.scheme} recoding have no "
+            f"generalization"
+        )
     counts = _counts(rec)
     n = rec.n_records
     codes = rec.table.codes
     total = 0.0
     for j, (d, c) in enumerate(zip(rec.domains, counts, strict=True)):
+        if charge_node:  # every record at its cell, the suppressed ones' cells too
+            cells, values = rec.cells[rec.suppressed, j], codes[rec.suppressed, j]
+            if not np.all(d.covers(cells, values)):
+                raise ValueError(
+                    f"`suppressed`={suppressed!r}: the recoding's cells of suppressed tuples "
+                    f"on attribute {rec.table.attributes[j]!r} do not cover their values"
+                )
+            c = c + np.bincount(cells, minlength=d.n_nodes)
         by_rank = np.bincount(d.order[codes[:, j]], minlength=d.n_values)
         cum = np.concatenate([[0], np.cumsum(by_rank)])
         cover = (cum[d.hi + 1] - cum[d.lo]).astype(float)
         used = c > 0  # a published node covers its records' values: cover >= 1
         total += float(c[used] @ np.log2(cover[used]))
         total -= float(xlogy(by_rank, by_rank).sum()) / np.log(2)
-    if rec.n_suppressed:
+    if rec.n_suppressed and not charge_node:
         total += rec.n_suppressed * len(rec.domains) * float(np.log2(n))
     return float(total)
 
