@@ -129,8 +129,8 @@ def any_instances(draw, max_n=8):
     if problem == "r-gather":
         return RGatherInstance(pts, r, metric=metric)
     if problem == "r-eps-gather":
-        eps = draw(st.sampled_from([0.0, 0.15, 0.3]))
-        r = min(r, n - int(np.floor(eps * n + 1e-9)))
+        eps = draw(st.sampled_from([0.0, 0.15, 0.3, 0.6]))
+        r = draw(st.sampled_from([r, n]))  # r = n: every point clustered, whatever eps allows
         return REpsGatherInstance(pts, r, eps, metric=metric)
     if problem == "kr-center":
         return KRCenterInstance(pts, draw(st.integers(1, 3)), r, metric=metric)

@@ -160,13 +160,16 @@ def gather_data(
     """Candidate radii, pairs and bounds of a min-max-radius instance.
 
     The upper bound is the least of: one cluster (the ``n - q`` points nearest to the best
-    center, ``q`` the outliers allowed), the hint's radius and ``upper_bound``. Pairs beyond it,
+    center, ``q`` the most points a solution may leave out:
+    :attr:`~anonratio.instances.clustering.instance.REpsGatherInstance.max_unclustered`, which
+    is below ``floor(eps n)`` when ``r > n - floor(eps n)``), the hint's radius and
+    ``upper_bound``. Pairs beyond it,
     and centers without ``r`` points within it, are dropped. The lower bound is the least
     ``r``-point radius over the centers and, when the distances are a metric, the verifier's
     :func:`~anonratio.instances.clustering.verify.clustering_lower_bound` (``d_{r-1}(i) / 2``).
     """
     n, r = instance.n, instance.r  # type: ignore[attr-defined]
-    q = getattr(instance, "max_outliers", 0)
+    q = getattr(instance, "max_unclustered", 0)
     k = getattr(instance, "k", n)
     d = _distances(instance)
     srt = np.sort(d, axis=1)

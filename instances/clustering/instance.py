@@ -258,7 +258,19 @@ class RGatherInstance(ClusteringInstance):
 @register_problem("r-eps-gather")
 @dataclass(frozen=True, eq=False)
 class REpsGatherInstance(ClusteringInstance):
-    """(r, eps)-gather (§2.3): as r-gather, but up to ``floor(eps n)`` points stay unclustered."""
+    """(r, eps)-gather (§2.3): as r-gather, but up to ``floor(eps n)`` points stay unclustered.
+
+    Feasible exactly when ``r <= n``: at most ``floor(eps n)`` points *may* stay out, and one
+    cluster of all ``n`` points is always a solution. When ``r > n - floor(eps n)`` fewer points
+    may be left out than ``eps`` allows, since the clustered points form clusters of ``r``
+    (:attr:`max_unclustered`).
+
+    Examples
+    --------
+    >>> inst = REpsGatherInstance([[0.0], [1.0], [2.0], [10.0]], r=4, epsilon=0.3)
+    >>> inst.max_outliers, inst.max_unclustered
+    (1, 0)
+    """
 
     PARAMS: ClassVar[tuple[str, ...]] = ("r", "epsilon")
     r: int = 2
@@ -273,18 +285,20 @@ class REpsGatherInstance(ClusteringInstance):
     def _check_params(self) -> None:
         eps = check_number("epsilon", self.epsilon, low=0, high=1, closed="left")
         object.__setattr__(self, "epsilon", eps)
-        check_int("r", self.r, low=1)
-        if self.r > self.n - self.max_outliers:
-            raise InfeasibleInstanceError(
-                f"`r` = {self.r} exceeds the n - floor(epsilon n) = {self.n - self.max_outliers} "
-                "points that must be clustered"
-            )
         self._check_r()
 
     @property
     def max_outliers(self) -> int:
-        """``floor(epsilon n)``: how many points may stay unclustered."""
-        return int(np.floor(self.epsilon * self.n + 1e-9))
+        """``floor(epsilon n)``: how many points may stay unclustered (the ``1e-9`` absorbs
+        float noise such as ``0.3 x 10 = 2.9999999999999996``; ``epsilon < 1`` keeps it below
+        ``n``)."""
+        return min(int(np.floor(self.epsilon * self.n + 1e-9)), self.n - 1)
+
+    @property
+    def max_unclustered(self) -> int:
+        """The most points a feasible solution leaves out: ``min(floor(epsilon n), n - r)``
+        (the clustered points form at least one cluster, so at least ``r`` of them)."""
+        return min(self.max_outliers, self.n - self.r)
 
 
 @register_problem("kr-center")

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from anonratio.exact.clustering import solve_cpsat, solve_highs
 from anonratio.exact.clustering.candidates import (
     cellular_data,
     gather_data,
@@ -9,13 +10,14 @@ from anonratio.exact.clustering.candidates import (
     hint_clusters,
     solve_iv,
 )
-from anonratio.instances import Solution
+from anonratio.instances import InfeasibleInstanceError, Solution, verify
 from anonratio.instances.clustering import (
     CellularInstance,
     RCellularInstance,
     REpsGatherInstance,
     RGatherInstance,
 )
+from anonratio.solvers.clustering.r_eps_gather import r_eps_gather
 from bruteforce_clustering import clustering_optimum
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -105,3 +107,60 @@ def test_groups_and_validation():
         solve_iv("points", 1, 0, 1, None, None)
     with pytest.raises(ValueError, match="hint"):
         hint_clusters(RGatherInstance(np.arange(4.0), 2), Solution(None, "x"))
+
+
+def _unchecked_r_eps(pts, r, eps):
+    """The (r, eps)-gather instance with ``r`` set past the constructor's checks (for the
+    brute force, which decides feasibility by itself)."""
+    inst = REpsGatherInstance(pts, 1, eps)
+    object.__setattr__(inst, "r", r)
+    return inst
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    st.integers(1, 7),
+    st.integers(0, 2**16),
+    st.sampled_from([0.0, 0.15, 0.3, 0.5, 0.75, 0.9]),
+    st.integers(0, 2),
+)
+def test_r_eps_gather_accepts_exactly_the_feasible_instances(n, seed, eps, below):
+    # r close to n (r = n + 1 - below): one cluster of all n points is always a solution, so
+    # feasibility is r <= n whatever floor(eps n) is (Aggarwal et al. 2006, §2.3)
+    r = max(1, n + 1 - below)
+    pts = np.random.default_rng(seed).integers(0, 4, size=(n, 2)) / 3.0
+    optimum = clustering_optimum(_unchecked_r_eps(pts, r, eps))
+    if r > n:
+        assert optimum == np.inf
+        with pytest.raises(InfeasibleInstanceError, match=rf"`r` = {r} exceeds"):
+            REpsGatherInstance(pts, r, eps)
+        return
+    assert optimum < np.inf
+    inst = REpsGatherInstance(pts, r, eps)
+    data = gather_data(inst)
+    assert data.infeasible is None and data.info["upper_bound_used"] >= optimum
+    for solve in (solve_cpsat, solve_highs):
+        sol = solve(inst, time_limit=20)
+        assert sol.status == "optimal", sol.info
+        assert sol.objective == pytest.approx(optimum, abs=1e-12)
+        assert verify(inst, sol).feasible
+    approx = r_eps_gather(inst, seed=seed)
+    cost = verify(inst, approx).cost  # strict
+    assert optimum - 1e-12 <= cost <= 4 * optimum + 1e-12  # Theorem 2.3
+    assert approx.lower_bound <= optimum + 1e-12
+
+
+def test_r_eps_gather_with_r_above_the_points_that_must_be_clustered():
+    # 4 points, r = 4, eps = 0.3: one point may stay out, but 3 < r points cannot form a
+    # cluster, so the only solutions cluster all four
+    pts = [[0.0], [1.0], [2.0], [10.0]]
+    inst = REpsGatherInstance(pts, 4, 0.3)
+    assert inst.max_outliers == 1
+    data = gather_data(inst)
+    assert data.info["upper_bound_used"] == pytest.approx(8.0)  # center 2.0, all four points
+    for solve in (solve_cpsat, solve_highs):
+        sol = solve(inst, time_limit=10)
+        assert sol.status == "optimal" and sol.objective == pytest.approx(8.0)
+        assert np.all(np.asarray(sol.labels) == 0)
+    approx = r_eps_gather(inst, seed=0)
+    assert verify(inst, approx).n_unclustered == 0 and approx.objective <= 4 * 8.0

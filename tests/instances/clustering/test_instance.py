@@ -108,9 +108,9 @@ def test_from_dict_defaults_and_missing_fields():
             r"`epsilon` must be a number in \[0, 1\)",
         ),
         (
-            lambda: REpsGatherInstance(PTS, r=5, epsilon=0.34),  # 2 may stay out, 4 < 5 remain
+            lambda: REpsGatherInstance(PTS, r=7, epsilon=0.34),
             InfeasibleInstanceError,
-            r"`r` = 5 exceeds the n - floor\(epsilon n\) = 4",
+            r"`r` = 7 exceeds the number of points n = 6",
         ),
         (lambda: RGatherInstance(PTS, metric="cosine"), ValueError, r"`metric` must be one of"),
         (lambda: RGatherInstance([[0.0], [np.nan]]), ValueError, r"finite, got nan at \[1, 0\]"),
@@ -166,6 +166,25 @@ def test_bad_distance_matrix(change, match):
 def test_non_square_matrix():
     with pytest.raises(ValueError, match=r"must be square, got shape \(2, 3\)"):
         RGatherInstance(MATRIX[:2], r=1, metric="precomputed")
+
+
+@pytest.mark.parametrize(
+    ("n", "r", "eps", "outliers", "unclustered"),
+    [
+        (4, 4, 0.3, 1, 0),  # one cluster of all four; 3 < r points could not form one
+        (6, 5, 0.34, 2, 1),  # 2 may stay out by eps, but then 4 < r remain
+        (6, 6, 0.0, 0, 0),
+        (10, 3, 0.3, 3, 3),  # 0.3 x 10 = 2.9999999999999996 in floats
+        (1000, 1, 1 - 1e-12, 999, 999),  # floor(eps n) < n whenever eps < 1
+    ],
+)
+def test_r_eps_gather_is_feasible_whenever_r_fits_the_points(n, r, eps, outliers, unclustered):
+    # at most floor(eps n) points *may* stay out (Aggarwal et al. 2006, §2.3): clustering all n
+    # points in one cluster is always a solution, so r <= n is the only condition
+    inst = REpsGatherInstance(np.arange(n, dtype=float), r=r, epsilon=eps)
+    assert (inst.max_outliers, inst.max_unclustered) == (outliers, unclustered)
+    with pytest.raises(InfeasibleInstanceError, match=rf"`r` = {n + 1} exceeds"):
+        REpsGatherInstance(np.arange(n, dtype=float), r=n + 1, epsilon=eps)
 
 
 def test_kr_center_with_more_clusters_than_fit_is_valid():

@@ -199,15 +199,14 @@ def small_instances(draw):
         inst = RCellularInstance(pts, r=r, facility_costs=f, metric=metric)
     else:
         eps = float(rng.choice([0.0, 0.2, 0.4]))
-        q = int(np.floor(eps * n + 1e-9))
-        inst = REpsGatherInstance(pts, r=min(r, n - q), epsilon=eps, metric=metric)
+        inst = REpsGatherInstance(pts, r=r, epsilon=eps, metric=metric)
     return inst, seed
 
 
 def random_feasible(inst, rng):
     """A random feasible labelling and random centers (any points)."""
     n, r = inst.n, getattr(inst, "r", 1)
-    q = int(rng.integers(0, getattr(inst, "max_outliers", 0) + 1))
+    q = int(rng.integers(0, getattr(inst, "max_unclustered", 0) + 1))
     perm = rng.permutation(n)
     labels = np.full(n, -1)
     rest = perm[q:]
