@@ -38,8 +38,11 @@ def add_hunt_parser(sub: Any) -> None:
     p.add_argument("--out", metavar="DIR", help="journal, worst.json, summary.json (resumable)")
     p.add_argument(
         "--library",
-        action="store_true",
-        help="keep the worst instance in results/hard_instances if it beats the one there",
+        nargs="?",
+        const="",
+        metavar="DIR",
+        help="keep the worst instance in DIR (default: results/hard_instances of the checkout; "
+        "never an installed package) if it beats the one there",
     )
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
@@ -68,12 +71,13 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     solution and the optimum side by side; exit status 1 when a guarantee is exceeded."""
     from anonratio.bench.cli_common import CLIError, parse_params, print_json
     from anonratio.bench.hunt import hunt, library_meta
-    from anonratio.bench.hunt_library import offer
+    from anonratio.bench.hunt_library import offer, writable_library
 
     try:
         params = parse_params(args.problem_params)
     except CLIError as exc:
         raise CLIError(str(exc).replace("`--param`", "`--problem-params`")) from None
+    library = None if args.library is None else writable_library(args.library)
     bar = None
     if not args.json and sys.stderr.isatty():
         from tqdm import tqdm
@@ -93,9 +97,10 @@ def cmd_hunt(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     summary = result.summary()
-    if args.library and result.worst is not None:
+    if library is not None and result.worst is not None:
         meta = library_meta(result.algorithm, result.worst, result.worst_step or 0)
-        summary["library"] = offer(result.worst_instance, meta)
+        summary["library"] = offer(result.worst_instance, meta, library)
+        summary["library_dir"] = str(library)
     if args.json:
         print_json(summary)
     else:
@@ -128,7 +133,8 @@ def _print(result: Any, summary: dict[str, Any]) -> None:
     if result.out is not None:
         pairs.append(("files", f"{result.out}/worst.json, journal.jsonl, summary.json"))
     if "library" in summary:
-        pairs.append(("library", "kept" if summary["library"] else "not better than the kept one"))
+        kept = "kept in " if summary["library"] else "not better than the one kept in "
+        pairs.append(("library", kept + summary["library_dir"]))
     print_fields(pairs)
     rows = record_rows(result.worst_instance)
     alg, opt = result.labels.get("algorithm", []), result.labels.get("optimum", [])

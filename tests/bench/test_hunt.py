@@ -201,8 +201,17 @@ def test_cli_exits_1_on_a_violation(tmp_path, capsys, monkeypatch):
     assert "VIOLATION at step" in capsys.readouterr().out
 
 
+def _fake_checkout(tmp_path, monkeypatch):
+    """A checkout (a pyproject.toml beside the package) whose library is the default."""
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "pyproject.toml").write_text("")
+    library = tmp_path / "repo" / "results" / "hard_instances"
+    monkeypatch.setattr(hunt_library, "LIBRARY", library)
+    return library
+
+
 def test_library_keeps_the_worse_instance_and_feeds_the_family(tmp_path, monkeypatch):
-    monkeypatch.setattr(hunt_library, "LIBRARY", tmp_path)
+    _fake_checkout(tmp_path, monkeypatch)
     result = hunt("factor-2", params={"k": 2, "alphabet": 2}, size=6, steps=150, seed=0)
     meta = {"hunted": "factor-2", "ratio": result.worst.ratio, "optimum": result.worst.optimum}
     assert hunt_library.offer(result.worst_instance, meta)
@@ -213,3 +222,35 @@ def test_library_keeps_the_worse_instance_and_feeds_the_family(tmp_path, monkeyp
     assert verify(instance, REGISTRY["factor-2"].run(instance, seed=0)).feasible
     with pytest.raises(ValueError, match="has no k-anonymity instance"):
         family(seed=0, algorithm="forest")
+
+
+HUNT_ARGV = ["hunt", "factor-2", "--problem-params", "k=2", "alphabet=2", "--size", "6"]
+
+
+def test_library_is_never_written_into_an_installed_package(tmp_path, monkeypatch, capsys):
+    installed = tmp_path / "lib" / "site-packages" / "anonratio"
+    monkeypatch.setattr(hunt_library, "LIBRARY", installed / "results" / "hard_instances")
+    assert main([*HUNT_ARGV, "--steps", "5", "--library"]) == 2
+    err = capsys.readouterr().err
+    assert "anonratio runs from an installed copy" in err and "--library DIR" in err
+    # a folder inside site-packages is refused too, whatever the package's location
+    target = tmp_path / "lib" / "site-packages" / "elsewhere"
+    assert main([*HUNT_ARGV, "--steps", "5", "--library", str(target), "--json"]) == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["kind"] == "bad_input" and "lies inside the installed packages" in doc["error"]
+    assert not (tmp_path / "lib").exists() or not any((tmp_path / "lib").rglob("*.json"))
+
+
+def test_library_goes_to_the_checkout_or_the_given_folder(tmp_path, monkeypatch, capsys):
+    library = _fake_checkout(tmp_path, monkeypatch)
+    assert main([*HUNT_ARGV, "--steps", "20", "--library", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["library"] is True and doc["library_dir"] == str(library)
+    assert load_instance(library / "factor-2.json")[1]["ratio"] == doc["worst_ratio"]
+    mine = tmp_path / "mine"
+    assert main([*HUNT_ARGV, "--steps", "20", "--library", str(mine)]) == 0
+    assert f"library      kept in {mine}" in capsys.readouterr().out
+    assert (mine / "factor-2.json").exists()
+    (tmp_path / "a-file").write_text("")
+    assert main([*HUNT_ARGV, "--steps", "5", "--library", str(tmp_path / "a-file")]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
