@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from anonratio.instances.errors import InstanceFormatError
+from anonratio.instances.frame_columns import stripped_labels
 from anonratio.instances.hierarchies import (
     HierarchyWarning,
     StrPath,
@@ -24,7 +25,7 @@ from anonratio.instances.hierarchies import (
     parse_rows,
     read_hierarchy,
 )
-from anonratio.instances.table import Hierarchy, Table, stripped_labels
+from anonratio.instances.table import Hierarchy, Table
 
 __all__ = [
     "DATASETS_ENV",

@@ -15,6 +15,12 @@ from typing import TYPE_CHECKING, Any, Self
 import numpy as np
 import pandas as pd
 from anonratio.instances.errors import InstanceFormatError
+from anonratio.instances.frame_columns import (
+    check_names_are_text,
+    check_present,
+    stripped_labels,
+    text_name_hint,
+)
 from anonratio.instances.hierarchy_rows import hierarchy_levels
 from anonratio.instances.validation import check_instance
 from numpy.typing import ArrayLike, DTypeLike
@@ -22,21 +28,6 @@ from numpy.typing import ArrayLike, DTypeLike
 __all__ = ["Hierarchy", "Table"]
 
 SUPPRESSED = "*"
-
-
-def stripped_labels(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
-    """A column's cells as strings stripped of surrounding blanks: ``labels[rows]``.
-
-    Each distinct cell is converted and stripped once (``labels`` may repeat a string).
-    """
-    rows, uniques = pd.factorize(column)
-    labels = pd.Index(uniques, dtype=object).astype(str).str.strip()
-    missing = np.flatnonzero(rows < 0)  # None, NaN, ...: each as str() makes it
-    if len(missing):
-        rows = rows.copy()
-        rows[missing] = len(labels) + np.arange(len(missing))
-        labels = labels.append(pd.Index(column.iloc[missing].astype(str).str.strip()))
-    return rows, labels
 
 
 def _readonly(a: ArrayLike, dtype: DTypeLike) -> np.ndarray:
@@ -336,20 +327,31 @@ class Table:
             Per-column hierarchies; a value of the column missing from its hierarchy raises
             :class:`InstanceFormatError` naming the attribute and the value.
         weights : sequence of float, optional
+
+        Values are the cells as text, stripped (see :mod:`~anonratio.instances.frame_columns`:
+        a date column keeps its own format). A missing cell (``NaN``, ``None``, ``pd.NA``,
+        ``NaT``) in a QI or the sensitive column, and a QI or sensitive column whose name is not
+        a string, raise :class:`InstanceFormatError` naming the column (and the row).
         """
         check_instance(df, pd.DataFrame, "df")
         if df.shape[0] == 0:
             raise InstanceFormatError("the table has no records")
         cols = list(df.columns)
         if sensitive is not None and sensitive not in cols:
-            raise ValueError(f"`sensitive` column {sensitive!r} is not in the table {cols}")
+            raise ValueError(
+                f"`sensitive` column {sensitive!r} is not in the table {cols}"
+                + text_name_hint([sensitive], cols)
+            )
         dup_cols = sorted({str(c) for c in cols if cols.count(c) > 1})
         if dup_cols:
             raise InstanceFormatError(f"the table names column {dup_cols[0]!r} more than once")
         qi = [c for c in cols if c != sensitive] if qi is None else list(qi)
         unknown = [c for c in qi if c not in cols]
         if unknown:
-            raise ValueError(f"`qi` names unknown columns {unknown}; the table has {cols}")
+            raise ValueError(
+                f"`qi` names unknown columns {unknown}; the table has {cols}"
+                + text_name_hint(unknown, cols)
+            )
         if not qi:
             raise ValueError("`qi` must name at least one column")
         twice = [c for i, c in enumerate(qi) if c in qi[:i]]
@@ -360,6 +362,12 @@ class Table:
                 f"`sensitive` column {sensitive!r} is also in `qi`: a column is either a "
                 f"quasi-identifier or the sensitive attribute"
             )
+        check_names_are_text(qi, "`qi`")
+        check_names_are_text([] if sensitive is None else [sensitive], "`sensitive`")
+        for c in qi:
+            check_present(df, c, "quasi-identifier")
+        if sensitive is not None:
+            check_present(df, sensitive, "sensitive")
         given = dict(hierarchies or {})
         extra = set(given) - set(qi)
         if extra:

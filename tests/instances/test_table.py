@@ -248,3 +248,77 @@ def test_codes_are_integers_never_truncated():
     with pytest.raises(InstanceFormatError, match=r"`codes` must be integers, got dtype bool"):
         Table(np.array([[True, False]]), ("a", "b"), values)
     assert Table(np.array([[0.0, 1.0]]), ("a", "b"), values).codes.tolist() == [[0, 1]]
+
+
+# -- DataFrames as the Python API gets them: missing cells, column names, dates ---------------
+def _people(index=None):
+    return pd.DataFrame(
+        {
+            "zip": ["11", "11", "12", "12", "13", "13"],
+            "sex": ["M", "F", "M", "F", "M", "F"],
+            "disease": ["flu", "cold", "flu", "cold", "flu", "hiv"],
+        },
+        index=index,
+    )
+
+
+@pytest.mark.parametrize("missing", [np.nan, None, pd.NA, pd.NaT], ids=repr)
+@pytest.mark.parametrize("column", ["zip", "disease"])
+def test_missing_cells_are_refused_naming_column_and_row(column, missing):
+    import anonratio
+
+    df = _people(index=[10, 11, 12, 13, 14, 15]).astype(object)
+    df.loc[13, column] = missing
+    df.loc[15, column] = missing
+    role = "sensitive" if column == "disease" else "quasi-identifier"
+    message = (
+        rf"^{role} column {column!r}, row 3 \(index 13\): the cell is missing \(.+\); fill "
+        r"missing cells first, e.g. `df.fillna\(''\)` for the value '' that the command line "
+        r"reads from an empty cell \(2 missing cells in this column\)$"
+    )
+    with pytest.raises(InstanceFormatError, match=message):
+        anonratio.anonymize(df, ["zip", "sex"], 2, sensitive="disease")
+    with pytest.raises(InstanceFormatError, match=message):
+        Table.from_dataframe(df, qi=["zip", "sex"], sensitive="disease")
+    df[column] = df[column].fillna("")  # as the command line reads an empty cell
+    published, result = anonratio.anonymize(df, ["zip", "sex"], 2, sensitive="disease")
+    assert list(published.index) == list(df.index) and result.checks[0].satisfied
+
+
+def test_missing_cells_outside_the_table_are_published_as_they_are():
+    import anonratio
+
+    df = _people().assign(note=[None, "a", np.nan, "b", pd.NA, "c"])
+    published, _ = anonratio.anonymize(df, ["zip", "sex"], 2, sensitive="disease")
+    assert published["note"].isna().tolist() == [True, False, True, False, True, False]
+
+
+def test_column_names_that_are_not_text_are_refused():
+    import anonratio
+
+    df = _people().set_axis([0, 1, 2], axis=1)
+    message = r"^`qi` names column 0 \(int\): column names must be text; rename the columns"
+    with pytest.raises(InstanceFormatError, match=message + r", e.g. `df.rename\(columns=str\)`$"):
+        anonratio.anonymize(df, [0, 1], 2)
+    with pytest.raises(InstanceFormatError, match=r"^`sensitive` names column 2 \(int\)"):
+        Table.from_dataframe(df.rename(columns={0: "zip", 1: "sex"}), sensitive=2)
+    with pytest.raises(
+        ValueError, match=r"\['0', '1'\]; the table has \[0, 1, 2\] \(names that are "
+    ):
+        anonratio.anonymize(df, ["0", "1"], 2)
+    published, _ = anonratio.anonymize(df.rename(columns=str), ["0", "1"], 2, sensitive="2")
+    assert list(published.columns) == ["0", "1", "2"]
+
+
+@pytest.mark.parametrize("times", ["", " 10:30"])
+def test_datetime_columns_are_values(times):
+    import anonratio
+
+    days = pd.to_datetime([f"2020-01-0{d}{times}" for d in (1, 1, 2, 2, 3, 3)])
+    df = _people().assign(zip=days)
+    table = Table.from_dataframe(df, qi=["zip", "sex"], sensitive="disease")
+    assert table.values[0] == tuple(df["zip"].astype(str).unique())
+    assert table.values[0][0] == ("2020-01-01 10:30:00" if times else "2020-01-01")
+    published, result = anonratio.anonymize(df, ["zip", "sex"], 2, sensitive="disease")
+    assert set(published["zip"]) <= set(table.values[0]) | {"*"}
+    assert result.checks[0].satisfied and published["disease"].tolist() == df["disease"].tolist()

@@ -1,0 +1,85 @@
+"""The columns of a DataFrame as a :class:`~anonratio.instances.table.Table` reads them.
+
+A cell's value is its text as ``Series.astype(str)`` writes it, stripped of surrounding blanks
+(:func:`stripped_labels`): a date is ``2020-01-01`` (or ``2020-01-01 10:30:00`` in a column that
+has times), a float ``1.5``. Cells must be values: a missing cell (``NaN``, ``None``, ``pd.NA``,
+``NaT``) in a quasi-identifier or the sensitive column is refused with its column and row
+(:func:`check_present`) instead of becoming a value no file could hold; the command line reads an
+empty cell as the value ``''``, which ``df.fillna('')`` gives. Column names that become attribute
+names must be text (:func:`check_names_are_text`).
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from anonratio.instances.errors import InstanceFormatError
+
+__all__ = ["stripped_labels", "check_present", "check_names_are_text", "text_name_hint"]
+
+
+def stripped_labels(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """A column's cells as strings stripped of surrounding blanks: ``labels[rows]``.
+
+    Each distinct cell is converted and stripped once (``labels`` may repeat a string), as
+    ``column.astype(str)`` converts it: a date column keeps its own format. A missing cell becomes
+    its own label (``nan``); :func:`check_present` refuses those first where they matter.
+    """
+    rows, uniques = pd.factorize(column)
+    labels = pd.Index(uniques).astype(str).str.strip()
+    missing = np.flatnonzero(rows < 0)  # None, NaN, ...: each as str() makes it
+    if len(missing):
+        rows = rows.copy()
+        rows[missing] = len(labels) + np.arange(len(missing))
+        labels = labels.append(pd.Index([str(v).strip() for v in column.iloc[missing]]))
+    return rows, labels
+
+
+def check_present(df: pd.DataFrame, column: Any, role: str) -> None:
+    """Refuse a missing cell in ``df[column]``, naming the column, the row and its index label.
+
+    Raises
+    ------
+    InstanceFormatError
+        ``"{role} column 'zip', row 3 (index 13): the cell is missing (nan); ..."``, with the
+        number of missing cells in the column; O(n).
+    """
+    missing = np.flatnonzero(df[column].isna().to_numpy())
+    if not len(missing):
+        return
+    i = int(missing[0])
+    cell, label = (_plain(v) for v in (df[column].iloc[i], df.index[i]))
+    raise InstanceFormatError(
+        f"{role} column {column!r}, row {i} (index {label!r}): the cell is missing "
+        f"({cell!r}); fill missing cells first, e.g. `df.fillna('')` for the value '' that the "
+        f"command line reads from an empty cell ({len(missing)} missing cells in this column)"
+    )
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (for a message: ``13``, not ``np.int64(13)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def check_names_are_text(names: Sequence[Any], what: str) -> None:
+    """Refuse a column name that is not a string: the table names its attributes by text.
+
+    Raises
+    ------
+    InstanceFormatError
+        ``"`qi` names column 0 (int): column names must be text; ..."``.
+    """
+    for name in names:
+        if not isinstance(name, str):
+            raise InstanceFormatError(
+                f"{what} names column {name!r} ({type(name).__name__}): column names must be "
+                "text; rename the columns, e.g. `df.rename(columns=str)`"
+            )
+
+
+def text_name_hint(unknown: Sequence[Any], columns: Sequence[Any]) -> str:
+    """A hint for names not found among ``columns`` when some are found written as text."""
+    if any(str(c) in {str(u) for u in unknown} for c in columns if not isinstance(c, str)):
+        return " (names that are not text: rename the columns, e.g. `df.rename(columns=str)`)"
+    return ""
