@@ -43,8 +43,12 @@ def datafly(
         ``MaxSup`` as a fraction of the records, in ``[0, 1)``; positive values need
         ``instance.row_deletion``.
     privacy : PrivacyModel or sequence of them, optional
-        Models besides ``k``-anonymity (any: the greedy walk needs no monotonicity, though it
-        may end at the top node with too many failing tuples: status ``infeasible``).
+        Models besides ``k``-anonymity, any of them, with or without suppression: the greedy
+        walk needs no monotonicity (it may end at the top node with too many failing tuples:
+        status ``infeasible``). The suppressed tuples are withheld, and every model holds on
+        the released classes; t-closeness against the distribution of the whole table and
+        against that of the released records (see
+        :class:`~anonratio.solvers.kanonymity.full_domain.Lattice`).
     seed : int, numpy.random.Generator or None
         Recorded only: ties between attributes go to the first.
 
@@ -61,7 +65,11 @@ def datafly(
     """
     t0 = time.perf_counter()
     lattice = lattice_of(
-        instance, max_suppression=max_suppression, privacy=privacy, algorithm=ALGORITHM
+        instance,
+        max_suppression=max_suppression,
+        privacy=privacy,
+        algorithm=ALGORITHM,
+        prunes=False,
     )
     levels = np.zeros(lattice.m, dtype=np.int64)
     steps: list[str] = []

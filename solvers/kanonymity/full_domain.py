@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from anonratio.instances.kanonymity.metrics import star_nodes
 from anonratio.instances.kanonymity.recoding import Recoding, hierarchy_domain
-from anonratio.instances.privacy import KAnonymity, PrivacyModel
+from anonratio.instances.privacy import KAnonymity, PrivacyModel, TCloseness
 from anonratio.instances.table import Hierarchy, Table
 from anonratio.instances.validation import check_choice, check_instance
 
@@ -132,9 +132,16 @@ class Lattice:
 
     Notes
     -----
-    The lattice algorithms are correct only for models with the generalization property under
-    suppression (:attr:`PrivacyModel.monotone_with_suppression`, or :attr:`~PrivacyModel.monotone`
-    when ``max_sup`` is 0): :meth:`check_models` refuses the others.
+    Samarati and Incognito prune with the generalization property, so they are correct only for
+    models that keep it under suppression (:attr:`PrivacyModel.monotone_with_suppression`, or
+    :attr:`~PrivacyModel.monotone` when ``max_sup`` is 0): :meth:`check_models` refuses the
+    others. Datafly walks the lattice without pruning and takes any model.
+
+    The suppressed tuples are withheld from the release, so a node's passing classes are checked
+    as released: t-closeness, whose reference distribution is the table's, must hold against the
+    whole table's distribution (Li et al. 2007) and against that of the released records (what a
+    reader of the published file sees); a class failing the latter is suppressed too, until no
+    released class fails (:meth:`failing_rows`).
     """
 
     def __init__(
@@ -161,6 +168,8 @@ class Lattice:
         self.sensitive = any(p.needs_sensitive for p in self.models)
         only = self.models[0] if len(self.models) == 1 else None
         self._k_only = only.k if isinstance(only, KAnonymity) and not self.sensitive else None
+        # models whose test reads the distribution of the records: rechecked on the release
+        self._released = tuple(p for p in self.models if isinstance(p, TCloseness))
         codes = table.codes.astype(np.int64)
         if self.sensitive:
             codes = np.column_stack([codes, table.sensitive.astype(np.int64)])
@@ -188,7 +197,8 @@ class Lattice:
 
     # -- validation -------------------------------------------------------------------------
     def check_models(self, algorithm: str) -> None:
-        """Refuse a model the lattice search cannot prune with (see the class notes)."""
+        """Refuse a model a pruning lattice search (Samarati, Incognito) cannot prune with (see
+        the class notes)."""
         for p in self.models:
             ok = p.monotone_with_suppression if self.max_sup > 0 else p.monotone
             if not ok:
@@ -271,7 +281,26 @@ class Lattice:
         ok = np.ones(len(sizes), dtype=bool)
         for p in self.models:
             ok &= p.passes(sizes, hist, self.prior)
+        if self._released and self.max_sup > 0:
+            ok = self._check_released(ok, sizes, hist)
         return ~ok[cls], cls, sizes[ok]
+
+    def _check_released(self, ok: np.ndarray, sizes: np.ndarray, hist: np.ndarray) -> np.ndarray:
+        """The classes that pass the distribution-reading models against the distribution of
+        the released records too, failing classes suppressed until none fails (each round
+        suppresses at least one class; stops once more than ``MaxSup`` tuples are suppressed,
+        as the node fails then whatever follows)."""
+        while int(sizes[~ok].sum()) <= self.max_sup:
+            released = hist[ok].sum(axis=0)
+            if released.sum() == 0:
+                break
+            again = ok.copy()
+            for p in self._released:
+                again &= p.passes(sizes, hist, released / released.sum())
+            if np.array_equal(again, ok):
+                break
+            ok = again
+        return ok
 
     def satisfies(self, fs: FrequencySet) -> bool:
         """Whether the node of ``fs`` needs at most ``MaxSup`` suppressed tuples."""

@@ -27,15 +27,19 @@ def lattice_of(
     max_suppression: float,
     privacy: PrivacyModel | Sequence[PrivacyModel] | None,
     algorithm: str,
+    prunes: bool = True,
 ) -> Lattice:
     """The lattice of a :class:`~anonratio.instances.KAnonymityInstance` under ``k``-anonymity
-    and ``privacy``, with ``MaxSup`` from ``max_suppression``; models checked for ``algorithm``."""
+    and ``privacy``, with ``MaxSup`` from ``max_suppression``. When ``algorithm`` ``prunes``
+    with the generalization property (Samarati, Incognito), a model that lacks it is refused
+    (:meth:`Lattice.check_models`); Datafly, which does not prune, takes any."""
     check_instance(instance, KAnonymityInstance, "instance")
     table = instance.table
     max_sup = max_suppressed(max_suppression, table.n_records, instance.row_deletion)
     models = privacy_models(instance.k, privacy, table)
     lattice = Lattice(table, instance.hierarchies, models, max_sup)
-    lattice.check_models(algorithm)
+    if prunes:
+        lattice.check_models(algorithm)
     return lattice
 
 
