@@ -127,7 +127,8 @@ def decide_status(
     tol : float
         Relative tolerance (times ``max(1, |objective|)``) for bound == objective.
     abs_tol : float, optional
-        An absolute tolerance for bound == objective instead (e.g. the MIP's absolute gap).
+        An absolute tolerance for bound == objective instead (e.g. the MIP's absolute gap, or
+        the resolution of float costs rounded to integers for the solver).
 
     Returns
     -------

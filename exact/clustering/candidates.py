@@ -62,6 +62,8 @@ CELLULAR = (CellularInstance, RCellularInstance)
 _EXACT_INT = 2.0**53
 #: relative slack when pruning by an upper bound computed in floats
 _SLACK = 1e-9
+#: relative tolerance (times ``max(1, |cost|)``) for a verified cost to equal the proven bound
+_TOL = 1e-6
 
 
 # ---------------------------------------------------------------------------------------------
@@ -384,14 +386,17 @@ def make_solution(
     seed: Any,
     t0: float,
     infeasible: str | None = None,
+    resolution: float = 0.0,
 ) -> Solution:
     """The :class:`Solution` of a run (``run=None``: the preprocessing proved ``infeasible``).
 
     ``objective`` is the verified cost of the decoded clustering (each cluster's true radius),
     and the status is decided again, in the instance's units, from that cost and the solver's
     ``bound`` (:func:`~anonratio.exact.status.decide_status`): a model's radius or cluster cost
-    may exceed the true one before the search has closed. A bound above ``params["upper_bound"]``
-    makes the run ``infeasible``.
+    may exceed the true one before the search has closed. The cost is ``optimal`` when it is
+    within a relative ``1e-6`` of the bound, or within ``resolution``: the least cost difference
+    that a model with rounded (scaled) coefficients can tell apart (optimal within the scaling's
+    resolution). A bound above ``params["upper_bound"]`` makes the run ``infeasible``.
     """
     info = dict(data_info)
     if run is None:
@@ -416,6 +421,7 @@ def make_solution(
         proven_infeasible=run.status == "infeasible",
         hit_limit=run.status == "time_limit",
         failed=run.status == "error",
+        abs_tol=None if cost is None else max(_TOL * max(1.0, abs(cost)), resolution),
     )
     ub = params.get("upper_bound")
     if (

@@ -3,7 +3,7 @@ against the brute-force optimum."""
 
 import numpy as np
 import pytest
-from anonratio.exact.clustering import METHODS, solve_clustering
+from anonratio.exact.clustering import METHODS, solve_clustering, solve_highs
 from anonratio.exact.clustering.cpsat import solve_cpsat
 from anonratio.instances import Solution, verify
 from anonratio.instances.clustering import (
@@ -16,6 +16,7 @@ from anonratio.instances.clustering import (
 from bruteforce_clustering import any_instances as instances
 from bruteforce_clustering import clustering_optimum
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.spatial.distance import pdist, squareform
 
 PROBLEMS = ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular")
@@ -64,7 +65,9 @@ def test_each_problem_on_a_fixed_instance(problem):
         assert check.n_clusters <= 2
     if problem in ("cellular", "r-cellular"):
         assert sol.info["n_clusters"] <= sol.info["n_clusters_max"] == 64
-        assert sol.info["objective_scaling"] == "float"
+        # float costs: rounded down to integers, resolving far below the tolerance
+        assert sol.info["objective_scaling"].endswith("(rounded down)")
+        assert 0 < sol.info["objective_resolution"] < 1e-9 * sol.objective
 
 
 def test_paper_figure_1_example():
@@ -190,3 +193,63 @@ def test_dispatcher():
         check_optimal(inst, sol, 1.0)
     with pytest.raises(ValueError, match="method"):
         solve_clustering(inst, method="gurobi")
+
+
+#: 5 points whose float costs CP-SAT's own objective scaling resolves to 1.1e-6 only: the search
+#: stopped "feasible" at a 0.45 % relative gap where HiGHS and CBC prove the optimum
+SCALING_GAP = RCellularInstance(
+    [
+        [6.474719065053554e-05],
+        [6.292041826891737e-05],
+        [3.2353169759670066e-05],
+        [8.987908916724508e-05],
+        [0.00010495103067261108],
+    ],
+    3,
+    [
+        4.0556439135759836e-05,
+        0.0003170993162571351,
+        8.68303993952844e-05,
+        0.0006291459925393379,
+        0.0001602728283383853,
+    ],
+)
+
+
+def test_float_costs_are_proven_optimal_within_the_scaling_resolution():
+    inst = SCALING_GAP
+    optimum = clustering_optimum(inst)
+    sol = solve_cpsat(inst, time_limit=10)
+    check_optimal(inst, sol, optimum)
+    assert sol.lower_bound <= optimum  # a valid bound: the integer bound rounded down
+    assert sol.gap <= 1e-9
+    assert sol.info["objective_scaling"].endswith("(rounded down)")
+    assert 0 < sol.info["objective_resolution"] <= 1e-12 * optimum
+    highs = solve_highs(inst, time_limit=10)
+    assert highs.status == "optimal" and highs.objective == pytest.approx(sol.objective, rel=1e-9)
+
+
+@st.composite
+def float_cellular(draw):
+    """5-7 points with float costs over eight orders of magnitude (the scale of the points and
+    of the setup costs drawn apart)."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n, dim = draw(st.integers(3, 7)), draw(st.integers(1, 3))
+    scale = 10.0 ** draw(st.integers(-4, 4))
+    pts = rng.random((n, dim)) * scale
+    f = draw(st.sampled_from(["none", "uniform", "pareto"]))
+    costs = {"none": None, "uniform": rng.random(n) * scale, "pareto": rng.pareto(1.0, n) * scale}
+    r = draw(st.integers(1, 3))
+    if r == 1:
+        return CellularInstance(pts, costs[f])
+    return RCellularInstance(pts, min(r, n), costs[f])
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(float_cellular())
+def test_cpsat_and_highs_agree_on_float_costs(inst):
+    cpsat, highs = solve_cpsat(inst, time_limit=20), solve_highs(inst, time_limit=20)
+    assert cpsat.status == highs.status == "optimal", (cpsat.info, highs.info)
+    assert cpsat.objective == pytest.approx(highs.objective, rel=1e-9, abs=1e-15)
+    assert cpsat.lower_bound <= highs.objective * (1 + 1e-12)
+    assert verify(inst, cpsat).cost == cpsat.objective
