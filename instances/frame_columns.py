@@ -6,9 +6,12 @@ has times), a float ``1.5``. Cells must be values: a missing cell (``NaN``, ``No
 ``NaT``) in a quasi-identifier or the sensitive column is refused with its column and row
 (:func:`check_present`) instead of becoming a value no file could hold; the command line reads an
 empty cell as the value ``''``, which ``df.fillna('')`` gives. Column names that become attribute
-names must be text (:func:`check_names_are_text`).
+names must be text (:func:`check_names_are_text`). Names are compared code point for code point;
+a name that matches a column only under Unicode normalization (``"é"`` composed against ``"e"`` and
+a combining accent) is refused with both spellings (:func:`name_hint`).
 """
 
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +19,14 @@ import numpy as np
 import pandas as pd
 from anonratio.instances.errors import InstanceFormatError
 
-__all__ = ["stripped_labels", "check_present", "check_names_are_text", "text_name_hint"]
+__all__ = [
+    "stripped_labels",
+    "check_present",
+    "check_names_are_text",
+    "name_hint",
+    "same_name_spellings",
+    "spelling",
+]
 
 
 def stripped_labels(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
@@ -78,8 +88,49 @@ def check_names_are_text(names: Sequence[Any], what: str) -> None:
             )
 
 
-def text_name_hint(unknown: Sequence[Any], columns: Sequence[Any]) -> str:
-    """A hint for names not found among ``columns`` when some are found written as text."""
-    if any(str(c) in {str(u) for u in unknown} for c in columns if not isinstance(c, str)):
+def name_hint(
+    unknown: Sequence[Any], columns: Sequence[Any], what: str = "`qi`", where: str = "the header"
+) -> str:
+    """Why names ``what`` gives are not among the ``columns`` of ``where`` though they look so.
+
+    Two cases: the columns are named by numbers and ``what`` by text (``"0"`` for ``0``), or a
+    name is written with other Unicode code points than the column's (``"\\xe9"``, composed, NFC,
+    against ``"e\\u0301"``, decomposed, NFD): names are compared code point for code point, as
+    the published header keeps them, so the message names both spellings. ``""`` otherwise.
+    """
+    texts = {str(u) for u in unknown}
+    if any(str(c) in texts for c in columns if not isinstance(c, str)):
         return " (names that are not text: rename the columns, e.g. `df.rename(columns=str)`)"
+    nfc = {_nfc(c): c for c in columns if isinstance(c, str)}
+    for u in unknown:
+        c = nfc.get(_nfc(u)) if isinstance(u, str) else None
+        if c is not None:
+            return (
+                f" ({what} writes {u!r} as {spelling(u)}, {where} as {spelling(c)}: the same "
+                f"letters in other Unicode code points; pass the spelling of {where}, or write "
+                "both in NFC)"
+            )
     return ""
+
+
+def same_name_spellings(names: Sequence[str]) -> tuple[int, int] | None:
+    """``(i, j)``, ``i < j``: the first two ``names`` that differ only in Unicode normalization."""
+    first: dict[str, int] = {}
+    for j, name in enumerate(names):
+        i = first.setdefault(_nfc(name), j)
+        if i != j:
+            return i, j
+    return None
+
+
+def _nfc(name: str) -> str:
+    return unicodedata.normalize("NFC", name)
+
+
+def spelling(name: str) -> str:
+    """``name``'s code points and form: ``'\\xe9' (NFC)``, ``'e\\u0301' (NFD)`` or ``(mixed)``."""
+    if unicodedata.is_normalized("NFC", name):
+        form = "NFC"
+    else:
+        form = "NFD" if unicodedata.is_normalized("NFD", name) else "mixed"
+    return f"{ascii(name)} ({form})"

@@ -15,6 +15,7 @@ also holds the CSV text helpers the table reader (:mod:`anonratio.instances.load
 import csv
 import io
 import os
+import unicodedata
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -138,10 +139,15 @@ def read_hierarchy(path: StrPath, *, attribute: str, sep: str = ";") -> Hierarch
     return Hierarchy.from_rows(raw, attribute=attribute, source=str(file), lines=lines)
 
 
+def _nfc(name: str) -> str:
+    """File names compare in NFC: macOS writes them decomposed (``e`` + U+0301 for ``é``)."""
+    return unicodedata.normalize("NFC", name)
+
+
 def _matches(files: list[Path], column: str) -> list[Path]:
-    """The files named ``<column>.csv`` or ``*_hierarchy_<column>.csv``."""
-    arx = f"_hierarchy_{column}.csv"
-    return [p for p in files if p.name == f"{column}.csv" or p.name.endswith(arx)]
+    """The files named ``<column>.csv`` or ``*_hierarchy_<column>.csv`` (compared in NFC)."""
+    plain, arx = _nfc(f"{column}.csv"), _nfc(f"_hierarchy_{column}.csv")
+    return [p for p in files if _nfc(p.name) == plain or _nfc(p.name).endswith(arx)]
 
 
 def _pick(hits: list[Path], column: str, dataset: str | None) -> Path | None:
@@ -152,7 +158,7 @@ def _pick(hits: list[Path], column: str, dataset: str | None) -> Path | None:
     if dataset is None:
         return None
     for name in (f"{dataset}_hierarchy_{column}.csv", f"{column}.csv"):
-        chosen = [p for p in hits if p.name == name]
+        chosen = [p for p in hits if _nfc(p.name) == _nfc(name)]
         if chosen:
             return chosen[0]
     return None
@@ -164,7 +170,8 @@ def find_hierarchies(
     """Find ARX hierarchy files for ``columns`` in ``directory``.
 
     A column ``c`` matches ``*_hierarchy_<c>.csv`` (ARX naming, e.g. ``adult_hierarchy_age.csv``)
-    or ``<c>.csv``. When it matches several files (ARX's shared folder holds the files of several
+    or ``<c>.csv``, names compared under Unicode NFC normalization (a file system may store
+    ``é`` decomposed). When it matches several files (ARX's shared folder holds the files of several
     data sets) and ``dataset`` is given, the precedence is: ``<dataset>_hierarchy_<c>.csv``, then
     ``<c>.csv``; otherwise the column is ambiguous. A single match is used whatever its prefix.
     Columns without a file are left out of the returned ``{column: path}`` with one

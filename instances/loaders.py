@@ -15,7 +15,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from anonratio.instances.errors import InstanceFormatError
-from anonratio.instances.frame_columns import stripped_labels
+from anonratio.instances.frame_columns import (
+    name_hint,
+    same_name_spellings,
+    spelling,
+    stripped_labels,
+)
 from anonratio.instances.hierarchies import (
     HierarchyWarning,
     StrPath,
@@ -153,7 +158,8 @@ def read_csv_table(path: StrPath, *, sep: str | None = None) -> CsvTable:
     The file must be UTF-8 (a byte-order mark is allowed), with ``\\n`` or ``\\r\\n`` line ends;
     fields may be quoted (``"a;b"``, quoted line breaks). Blank lines are skipped. A record whose
     fields are all empty (a line of separators) is refused, as are ragged rows and empty or
-    duplicate header names (compared stripped of blanks); messages name the file and the line.
+    duplicate header names (compared stripped of blanks, and under Unicode normalization: ``é``
+    composed and decomposed are one name written twice); messages name the file and the line.
 
     Raises
     ------
@@ -183,6 +189,14 @@ def read_csv_table(path: StrPath, *, sep: str | None = None) -> CsvTable:
                 f"{file} line {lines[0]}: the header names column {c!r} twice (columns "
                 f"{names.index(c) + 1} and {j + 1})"
             )
+    twice = same_name_spellings(names)
+    if twice:
+        i, j = twice
+        raise InstanceFormatError(
+            f"{file} line {lines[0]}: the header names column {names[j]!r} twice, in other Unicode "
+            f"code points: column {i + 1} as {spelling(names[i])}, column {j + 1} as "
+            f"{spelling(names[j])}; rename one of them"
+        )
     if not body:
         raise InstanceFormatError(f"{file}: the table has a header but no records")
     bad = [i for i, r in enumerate(body) if len(r) != len(names)]
@@ -223,19 +237,27 @@ def table_from_csv(
 ) -> Table:
     """The :class:`Table` of a :class:`CsvTable` (parameters and errors as :func:`read_table`).
 
-    Values are the cells stripped of surrounding blanks; an empty cell is the value ``''``.
+    Values are the cells stripped of surrounding blanks; an empty cell is the value ``''``. Names
+    are matched code point for code point; one that matches a header name only under Unicode
+    normalization (NFC against NFD) is refused with both spellings.
     """
     file, frame = data.path, data.frame
     header = list(frame.columns)
     if sensitive is not None and sensitive not in header:
-        raise ValueError(f"{file}: `sensitive` column {sensitive!r} is not in the header {header}")
+        raise ValueError(
+            f"{file}: `sensitive` column {sensitive!r} is not in the header {header}"
+            + name_hint([sensitive], header, "`sensitive`")
+        )
     columns = [c for c in header if c != sensitive] if qi is None else list(qi)
     twice = [c for i, c in enumerate(columns) if c in columns[:i]]
     if twice:
         raise ValueError(f"{file}: `qi` names column {twice[0]!r} twice")
     unknown = [c for c in columns if c not in header]
     if unknown:
-        raise ValueError(f"{file}: `qi` names unknown columns {unknown}; the header has {header}")
+        raise ValueError(
+            f"{file}: `qi` names unknown columns {unknown}; the header has {header}"
+            + name_hint(unknown, header)
+        )
     if sensitive is not None and sensitive in columns:
         raise ValueError(
             f"{file}: `sensitive` column {sensitive!r} is also in `qi`: a column is either a "
@@ -271,7 +293,10 @@ def _resolve_hierarchies(path: Path, hierarchies: Any, qi: list[str]) -> dict[st
         )
     extra = sorted(set(hierarchies) - set(qi))
     if extra:
-        raise ValueError(f"{path}: `hierarchies` names columns that are not QI: {extra}")
+        raise ValueError(
+            f"{path}: `hierarchies` names columns that are not QI: {extra}"
+            + name_hint(extra, qi, "`hierarchies`", "`qi`")
+        )
     out: dict[str, Hierarchy] = {}
     for c, h in hierarchies.items():
         if isinstance(h, str | os.PathLike):
@@ -287,7 +312,10 @@ def _resolve_weights(path: Path, weights: Any, qi: list[str]) -> Any:
         return weights
     extra = sorted(set(weights) - set(qi))
     if extra:
-        raise ValueError(f"{path}: `weights` names columns that are not QI: {extra}")
+        raise ValueError(
+            f"{path}: `weights` names columns that are not QI: {extra}"
+            + name_hint(extra, qi, "`weights`", "`qi`")
+        )
     return [float(weights.get(c, 1.0)) for c in qi]
 
 

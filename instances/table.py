@@ -18,8 +18,8 @@ from anonratio.instances.errors import InstanceFormatError
 from anonratio.instances.frame_columns import (
     check_names_are_text,
     check_present,
+    name_hint,
     stripped_labels,
-    text_name_hint,
 )
 from anonratio.instances.hierarchy_rows import hierarchy_levels
 from anonratio.instances.validation import check_instance
@@ -340,7 +340,7 @@ class Table:
         if sensitive is not None and sensitive not in cols:
             raise ValueError(
                 f"`sensitive` column {sensitive!r} is not in the table {cols}"
-                + text_name_hint([sensitive], cols)
+                + name_hint([sensitive], cols, "`sensitive`", "the table")
             )
         dup_cols = sorted({str(c) for c in cols if cols.count(c) > 1})
         if dup_cols:
@@ -350,7 +350,7 @@ class Table:
         if unknown:
             raise ValueError(
                 f"`qi` names unknown columns {unknown}; the table has {cols}"
-                + text_name_hint(unknown, cols)
+                + name_hint(unknown, cols, "`qi`", "the table")
             )
         if not qi:
             raise ValueError("`qi` must name at least one column")

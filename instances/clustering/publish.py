@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from anonratio.instances.errors import InstanceFormatError
+from anonratio.instances.frame_columns import name_hint
 from anonratio.instances.validation import check_choice
 
 __all__ = [
@@ -69,7 +70,8 @@ def points_from_frame(
     unknown = [c for c in qi if c not in frame.columns]
     if unknown:
         raise ValueError(
-            f"`qi` names unknown columns {unknown}; the header has {list(frame.columns)}"
+            f"{source}: `qi` names unknown columns {unknown}; the header has "
+            f"{list(frame.columns)}" + name_hint(unknown, list(frame.columns))
         )
     out = np.empty((len(frame), len(qi)))
     for j, column in enumerate(qi):

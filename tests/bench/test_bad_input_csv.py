@@ -347,3 +347,25 @@ def test_scaled_huge_values_are_published(scaling, tmp_path, capsys):
     assert info["verified"] and info["cost"] == pytest.approx(expected["cost"], rel=1e-12)
     assert info["lower_bound"] == pytest.approx(expected["lower_bound"], rel=1e-12)
     assert out.read_text().splitlines()[0] == "x;y;disease"
+
+
+# -- header names in another Unicode form than the options ------------------------------------
+NFC_AGE, NFD_AGE = "\u00e2ge", "a\u0302ge"  # "âge" composed and decomposed
+
+
+@pytest.mark.parametrize("extra", [[], ["--algorithm", "r-gather"]], ids=["kanon", "clusters"])
+@pytest.mark.parametrize(("header", "given"), [(NFD_AGE, NFC_AGE), (NFC_AGE, NFD_AGE)])
+def test_a_qi_name_in_other_code_points_is_refused_with_both_spellings(
+    header, given, extra, tmp_path, capsys
+):
+    data = _write(tmp_path / "data.csv", GOOD.replace("age", header, 1))
+    forms = {NFC_AGE: r"'\\xe2ge' \(NFC\)", NFD_AGE: r"'a\\u0302ge' \(NFD\)"}
+    message = (
+        rf"data\.csv: `qi` names unknown columns \['{given}'\]; .* \(`qi` writes '{given}' as "
+        rf"{forms[given]}, the header as {forms[header]}: the same letters in other Unicode code "
+        r"points; pass the spelling of the header, or write both in NFC\)$"
+    )
+    _refused(capsys, tmp_path, data, *extra, qi=f"{given},zip", message=message)
+    code, out = _run(capsys, data, *extra, qi=f"{header},zip")  # as the header writes it
+    assert code == 0, capsys.readouterr().err
+    assert out.read_text(encoding="utf-8").splitlines()[0] == f"{header};sex;zip;disease"

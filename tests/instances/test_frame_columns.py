@@ -7,8 +7,10 @@ from anonratio.instances import InstanceFormatError
 from anonratio.instances.frame_columns import (
     check_names_are_text,
     check_present,
+    name_hint,
+    same_name_spellings,
+    spelling,
     stripped_labels,
-    text_name_hint,
 )
 
 
@@ -41,5 +43,17 @@ def test_names_must_be_text():
     check_names_are_text(["a", "b"], "`qi`")
     with pytest.raises(InstanceFormatError, match=r"`qi` names column 1\.5 \(float\)"):
         check_names_are_text(["a", 1.5], "`qi`")
-    assert "rename the columns" in text_name_hint(["0"], [0, 1])
-    assert text_name_hint(["zip"], [0, 1]) == ""
+    assert "rename the columns" in name_hint(["0"], [0, 1])
+    assert name_hint(["zip"], [0, 1]) == ""
+
+
+def test_names_in_other_unicode_forms():
+    nfc, nfd = "\u00e9", "e\u0301"  # "é" composed and decomposed
+    assert spelling(nfc) == r"'\xe9' (NFC)" and spelling(nfd) == r"'e\u0301' (NFD)"
+    assert spelling("\u00e9e\u0301") == r"'\xe9e\u0301' (mixed)"
+    assert spelling("zip") == "'zip' (NFC)"
+    hint = name_hint([nfc], ["a", nfd], "`qi`", "the header")
+    assert hint.startswith(r" (`qi` writes 'é' as '\xe9' (NFC), the header as 'e\u0301' (NFD)")
+    assert name_hint(["b"], ["a", nfd]) == ""
+    assert same_name_spellings(["a", nfd, "b", nfc]) == (1, 3)
+    assert same_name_spellings(["a", nfc, "b"]) is None

@@ -208,6 +208,23 @@ def test_find_hierarchies(tmp_path):
     assert loaders.HierarchyWarning is HierarchyWarning
 
 
+def test_find_hierarchies_matches_file_names_in_either_unicode_form(tmp_path):
+    """A file system may store "âge" decomposed (NFD); the header writes it composed (NFC)."""
+    nfc, nfd = "\u00e2ge", "a\u0302ge"
+    _write(tmp_path / f"adult_hierarchy_{nfd}.csv", AGE_CSV)
+    _write(tmp_path / "s\u0301ex.csv", SEX_CSV)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # both found: no "suppression only" warning
+        found = find_hierarchies(tmp_path, [nfc, "s\u0301ex"], dataset="adult")
+    assert found == {
+        nfc: tmp_path / f"adult_hierarchy_{nfd}.csv",
+        "s\u0301ex": tmp_path / "s\u0301ex.csv",
+    }
+    _write(tmp_path / f"adult_hierarchy_{nfc}.csv", AGE_CSV)  # both spellings: ambiguous
+    with pytest.raises(InstanceFormatError, match=r"matches several hierarchy files"):
+        find_hierarchies(tmp_path, [nfc])
+
+
 DATASETS = ("adult", "other", "x")
 
 

@@ -137,6 +137,36 @@ def test_read_csv_table_keeps_the_file_shape(tmp_path):
         read_csv_table(_write(tmp_path / "q.csv", 'a;b\n1;"open\n'))
 
 
+# -- names that differ only in Unicode normalization ---------------------------------------------
+NFC_AGE, NFD_AGE = "\u00e2ge", "a\u0302ge"  # "âge" composed and decomposed
+
+
+@pytest.mark.parametrize(("header", "given"), [(NFD_AGE, NFC_AGE), (NFC_AGE, NFD_AGE)])
+def test_a_name_in_other_code_points_is_refused_with_both_spellings(tmp_path, header, given):
+    table = _write(tmp_path / "t.csv", TABLE_CSV.replace("age", header, 1))
+    forms = {NFC_AGE: r"'\\xe2ge' \(NFC\)", NFD_AGE: r"'a\\u0302ge' \(NFD\)"}
+    both = rf"writes '{given}' as {forms[given]}, the header as {forms[header]}: the same letters"
+    with pytest.raises(ValueError, match=rf"t\.csv: `qi` names unknown columns .*\(`qi` {both}"):
+        read_table(table, qi=[given, "sex"], sensitive="disease")
+    with pytest.raises(ValueError, match=rf"`sensitive` column .*\(`sensitive` {both}"):
+        read_table(table, qi=["sex"], sensitive=given)
+    with pytest.raises(ValueError, match=r"`weights` names columns that are not QI: .*\(`weights`"):
+        read_table(table, qi=[header, "sex"], weights={given: 2.0})
+    # the header's own spelling reads, and the header keeps it as written
+    data = read_csv_table(table)
+    assert table_from_csv(data, qi=[header]).attributes == (header,) and data.header[0] == header
+
+
+def test_a_header_naming_a_column_twice_in_other_code_points_is_refused(tmp_path):
+    table = _write(tmp_path / "t.csv", f"{NFC_AGE};sex;{NFD_AGE}\n1;M;2\n")
+    with pytest.raises(
+        InstanceFormatError,
+        match=rf"^.*t\.csv line 1: the header names column '{NFD_AGE}' twice, in other Unicode "
+        r"code points: column 1 as '\\xe2ge' \(NFC\), column 3 as 'a\\u0302ge' \(NFD\); rename",
+    ):
+        read_csv_table(table)
+
+
 @pytest.mark.parametrize(
     ("sep", "expected"), [(";", ";"), ("\\t", "\t"), ("tab", "\t"), ("|", "|")]
 )

@@ -322,3 +322,17 @@ def test_datetime_columns_are_values(times):
     published, result = anonratio.anonymize(df, ["zip", "sex"], 2, sensitive="disease")
     assert set(published["zip"]) <= set(table.values[0]) | {"*"}
     assert result.checks[0].satisfied and published["disease"].tolist() == df["disease"].tolist()
+
+
+def test_a_column_name_in_other_code_points_is_refused_with_both_spellings():
+    nfc, nfd = "\u00e2ge", "a\u0302ge"  # "âge" composed and decomposed
+    df = _people().rename(columns={"zip": nfd})
+    with pytest.raises(
+        ValueError,
+        match=r"`qi` names unknown columns .* \(`qi` writes 'âge' as '\\xe2ge' \(NFC\), the table "
+        r"as 'a\\u0302ge' \(NFD\): the same letters in other Unicode code points",
+    ):
+        Table.from_dataframe(df, qi=[nfc, "sex"], sensitive="disease")
+    with pytest.raises(ValueError, match=r"\(`sensitive` writes '.+' as 'a\\u0302ge' \(NFD\)"):
+        Table.from_dataframe(df.rename(columns={nfd: nfc}), qi=["sex"], sensitive=nfd)
+    assert Table.from_dataframe(df, qi=[nfd, "sex"]).attributes == (nfd, "sex")

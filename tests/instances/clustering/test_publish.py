@@ -144,3 +144,13 @@ def test_raw_units_whose_distances_overflow_are_refused(huge):
         points_from_frame(wide, ["x", "y"], scaling="none", lines=[7, 8, 9])
     ok = points_from_frame(wide.assign(x=["0", "1e150", "3"]), ["x", "y"], scaling="none")
     assert ok[1, 0] == 1e150
+
+
+def test_a_qi_name_in_other_code_points_is_named_with_both_spellings(frame):
+    nfd = frame.rename(columns={"age": "a\u0302ge"})
+    with pytest.raises(
+        ValueError,
+        match=r"^d\.csv: `qi` names unknown columns \['âge'\]; .* \(`qi` writes 'âge' as "
+        r"'\\xe2ge' \(NFC\), the header as 'a\\u0302ge' \(NFD\)",
+    ):
+        points_from_frame(nfd, ["\u00e2ge"], source="d.csv")
