@@ -195,29 +195,49 @@ def test_dispatcher():
         solve_clustering(inst, method="gurobi")
 
 
-#: 5 points whose float costs CP-SAT's own objective scaling resolves to 1.1e-6 only: the search
-#: stopped "feasible" at a 0.45 % relative gap where HiGHS and CBC prove the optimum
-SCALING_GAP = RCellularInstance(
-    [
-        [6.474719065053554e-05],
-        [6.292041826891737e-05],
-        [3.2353169759670066e-05],
-        [8.987908916724508e-05],
-        [0.00010495103067261108],
-    ],
-    3,
-    [
-        4.0556439135759836e-05,
-        0.0003170993162571351,
-        8.68303993952844e-05,
-        0.0006291459925393379,
-        0.0001602728283383853,
-    ],
-)
+#: 5 points each whose float costs CP-SAT's own objective scaling resolved to about 1e-6 only:
+#: the search stopped "feasible" at relative gaps of 3.7e-5 (cellular) and 0.45 % (r-cellular)
+#: where HiGHS and CBC prove the optimum
+SCALING_GAPS = {
+    "cellular": CellularInstance(
+        [
+            [0.196837448332059, 0.20269967300028005],
+            [0.16127673728226005, 0.3345936045106897],
+            [0.08857126683747865, 0.4317572149865962],
+            [0.24900677396383428, 0.15594709384326777],
+            [0.16519540359363397, 0.33517679792273014],
+        ],
+        [
+            0.0039558788638800885,
+            0.005523717211215678,
+            0.009545552924168343,
+            0.004872766789697663,
+            0.003236443442067279,
+        ],
+    ),
+    "r-cellular": RCellularInstance(
+        [
+            [6.474719065053554e-05],
+            [6.292041826891737e-05],
+            [3.2353169759670066e-05],
+            [8.987908916724508e-05],
+            [0.00010495103067261108],
+        ],
+        3,
+        [
+            4.0556439135759836e-05,
+            0.0003170993162571351,
+            8.68303993952844e-05,
+            0.0006291459925393379,
+            0.0001602728283383853,
+        ],
+    ),
+}
 
 
-def test_float_costs_are_proven_optimal_within_the_scaling_resolution():
-    inst = SCALING_GAP
+@pytest.mark.parametrize("problem", sorted(SCALING_GAPS))
+def test_float_costs_are_proven_optimal_within_the_scaling_resolution(problem):
+    inst = SCALING_GAPS[problem]
     optimum = clustering_optimum(inst)
     sol = solve_cpsat(inst, time_limit=10)
     check_optimal(inst, sol, optimum)
