@@ -293,6 +293,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from anonratio.bench.journal import JOURNAL, Journal, JournalLocked, check_out_dir
 
     suite = _checked_suite(args)
+    # the tasks first: a study a family refuses leaves no output folder behind
+    state: dict[str, Any] = {"tasks": _suite_tasks(suite, args)}
     out = check_out_dir(Path(args.out) if args.out else Path("results") / suite.name)
     journal = Journal(out)
     with stop_signals():
@@ -300,7 +302,6 @@ def cmd_run(args: argparse.Namespace) -> int:
             journal.open()
         except JournalLocked as exc:
             raise CLIError(str(exc)) from None
-        state: dict[str, Any] = {}
         try:
             return _run_sweep(args, suite, out, journal, state)
         except StopRequested as exc:
@@ -335,10 +336,19 @@ def _checked_suite(args: argparse.Namespace) -> Any:
 
 
 def _suite_tasks(suite: Any, args: argparse.Namespace) -> list:
-    """The suite's tasks, with ``--time-limit`` replacing their own."""
+    """The suite's tasks, with ``--time-limit`` replacing their own (refused when that makes
+    two runs the same)."""
+    from anonratio.bench.studies import describe, first_duplicate
+
     tasks = suite.tasks()
     if args.time_limit is not None:
         tasks = [dataclasses.replace(t, time_limit=float(args.time_limit)) for t in tasks]
+        twice = first_duplicate(tasks)
+        if twice is not None:
+            raise CLIError(
+                f"`--time-limit` {args.time_limit:g} makes two runs of suite {suite.name!r} the "
+                f"same ({describe(tasks[twice[1]])}): they differ only in their time limits"
+            )
     return tasks
 
 
@@ -350,7 +360,7 @@ def _run_sweep(
     from anonratio.bench.runner import finalize, sweep
     from anonratio.bench.store import write_results
 
-    tasks = state["tasks"] = _suite_tasks(suite, args)
+    tasks = state["tasks"]
     todo = len(pending_tasks(tasks, journal, args.memory_limit))
     where = f"scheduler {args.scheduler}" if args.scheduler else f"{args.jobs} local processes"
     status(f"suite {suite.name!r}: {len(tasks)} runs on {where}; results in {out}/")

@@ -6,13 +6,16 @@ parameters, empty grids and algorithms of another problem are refused with a mes
 names the file, the line, the key and what is known
 (``my-study.toml line 7: unknown algorithm 'frest' in [[sweep]] algorithms; known: [...]``).
 
-Line numbers: :mod:`tomllib` reports positions only for syntax errors, not for the keys of a
-parsed document. :func:`_Locator.line` finds them by scanning the text: it splits the file into
-the top-level part and one block per ``[[sweep]]`` header, then looks inside the block of the
-offending entry for a line assigning the key (``key =``, also inside inline tables), after the
-line of its parent key (``[sweep.grid]`` or ``grid =``), and for a value it looks from there for
-the value's TOML spelling (``"frest"``), which finds entries of arrays written over several
-lines. When nothing matches it falls back to the block's header line (or line 1).
+A study names registered things only: families, algorithms, and for a grid that Python must
+compute one of the task generators of :data:`GENERATORS` (nothing else is imported or called).
+A run listed twice (a repeated algorithm, seed or grid value, or the same run in two
+``[[sweep]]`` blocks: same family, parameters with their defaults filled in, seed, algorithm and
+time limit) is refused, as is a grid value the family refuses when it generates the instance
+(:meth:`Study.tasks`, naming the line of the value).
+
+Line numbers: :mod:`tomllib` reports positions only for syntax errors;
+:class:`~anonratio.bench.study_lines.Locator` finds the line of a key or value by scanning the
+text.
 
 :func:`expand` (also exported by :mod:`anonratio.bench.suites`) builds the tasks of one grid,
 dropping the combinations an algorithm does not support.
@@ -21,8 +24,8 @@ dropping the combinations an algorithm does not support.
 from __future__ import annotations
 
 import importlib
+import inspect
 import math
-import re
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -31,11 +34,22 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
+from anonratio.bench.record import json_text
 from anonratio.bench.registry import FAMILIES, REGISTRY, get_algorithm
 from anonratio.bench.runner import Task
+from anonratio.bench.study_lines import Locator
 from anonratio.instances.validation import check_time_limit
 
-__all__ = ["Study", "StudyError", "load_study", "parse_study", "expand", "STUDY_DIR"]
+__all__ = [
+    "Study",
+    "StudyError",
+    "load_study",
+    "parse_study",
+    "expand",
+    "first_duplicate",
+    "STUDY_DIR",
+    "GENERATORS",
+]
 
 #: the built-in studies (``quick.toml``, ...), shipped with the package
 STUDY_DIR = Path(__file__).resolve().parent / "studies"
@@ -46,6 +60,8 @@ TOP_KEYS = ("name", "description", "time_limit", "memory_limit", "sweep")
 SWEEP_KEYS = ("family", "problem", "seeds", "grid", "params", "algorithms", "time_limit")
 #: keys of a ``[[sweep]]`` block whose tasks a Python function builds
 GENERATOR_KEYS = ("generator", "args")
+#: the task generators a ``[[sweep]]`` may name (``generator = "..."``); nothing else is called
+GENERATORS = ("anonratio.bench.fig7:fig7_tasks",)
 
 
 class StudyError(ValueError):
@@ -110,6 +126,29 @@ def grid(family: str, seeds: Iterable[int], **axes: list) -> list[tuple[str, dic
     return out
 
 
+def _run_key(task: Task) -> tuple:
+    """What makes two tasks the same run: family, resolved parameters, seed, algorithm, limit."""
+    family = FAMILIES.get(task.family)
+    params = family.resolve(task.family_params) if family is not None else task.family_params
+    return (task.family, json_text(params), int(task.seed), task.algorithm, task.time_limit)
+
+
+def first_duplicate(tasks: Iterable[Task]) -> tuple[int, int] | None:
+    """Positions ``(first, again)`` of the first task that repeats an earlier run, or None."""
+    seen: dict[tuple, int] = {}
+    for i, task in enumerate(tasks):
+        j = seen.setdefault(_run_key(task), i)
+        if j != i:
+            return j, i
+    return None
+
+
+def describe(task: Task) -> str:
+    """A task in a message: ``forest on kanon-binary {"k": 2, "n": 8} seed 0 at 5 s``."""
+    params = json_text(task.family_params)
+    return f"{task.algorithm} on {task.family} {params} seed {task.seed} at {task.time_limit:g} s"
+
+
 # ---------------------------------------------------------------------------------------------
 # the parsed study
 # ---------------------------------------------------------------------------------------------
@@ -125,13 +164,37 @@ class Sweep:
     time_limit: float = 60.0
     generator: Callable[..., list] | None = None
     args: dict[str, Any] = field(default_factory=dict)
+    #: where the block is: the file's name and the line of its ``[[sweep]]`` header
+    source: str = "<study>"
+    line: int = 1
+    #: (parameter, repr of a value) -> the line of that value in ``grid`` or ``params``
+    value_lines: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def tasks(self) -> list[Task]:
+        """The block's tasks; ``StudyError`` naming the line of a value the family refuses."""
         if self.generator is not None:
             return list(self.generator(**self.args))
         axes = {**self.grid, **{k: [v] for k, v in self.params.items()}}
-        instances = grid(self.family or "", self.seeds, **axes)
-        return expand(instances, self.algorithms, time_limit=self.time_limit)
+        out: list[Task] = []
+        for instance in grid(self.family or "", self.seeds, **axes):
+            try:
+                out += expand([instance], self.algorithms, time_limit=self.time_limit)
+            except ValueError as exc:
+                raise self._refused(instance, exc) from None
+        return out
+
+    def _refused(self, instance: tuple[str, dict, int], exc: ValueError) -> StudyError:
+        family, params, seed = instance
+        text = str(exc)
+        blamed = [k for k in params if f"`{k}`" in text or f"'{k}'" in text]
+        line = self.line
+        if blamed:
+            line = self.value_lines.get((blamed[0], repr(params[blamed[0]])), line)
+        shown = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        return StudyError(
+            f"{self.source} line {line}: family {family!r} refuses {shown} (seed {seed}) "
+            f"in [[sweep]]: {text}"
+        )
 
 
 @dataclass(frozen=True)
@@ -146,59 +209,29 @@ class Study:
     path: Path | None = None
 
     def tasks(self) -> list[Task]:
-        """Every sweep's tasks, in file order (generates the instances to check support)."""
+        """Every sweep's tasks, in file order (generates the instances to check support).
+
+        Raises
+        ------
+        StudyError
+            A value a family refuses, or a run listed twice (the message names both lines).
+        """
         out: list[Task] = []
+        lines: list[int] = []
         for sweep in self.sweeps:
-            out += sweep.tasks()
+            tasks = sweep.tasks()
+            out += tasks
+            lines += [sweep.line] * len(tasks)
+        twice = first_duplicate(out)
+        if twice is not None:
+            first, again = twice
+            where = "the same [[sweep]]" if lines[first] == lines[again] else "the [[sweep]]"
+            source = self.sweeps[0].source
+            raise StudyError(
+                f"{source} line {lines[again]}: the run {describe(out[again])} is already in "
+                f"{where} at line {lines[first]}: list each run once"
+            )
         return out
-
-
-# ---------------------------------------------------------------------------------------------
-# line numbers
-# ---------------------------------------------------------------------------------------------
-_SWEEP_HEADER = re.compile(r"^\s*\[\[\s*sweep\s*\]\]")
-
-
-def _toml_key(key: str) -> str:
-    k = re.escape(key)
-    return rf"(?:{k}|\"{k}\"|'{k}')"
-
-
-class _Locator:
-    """Line numbers of keys and values in the text of a study (see the module docstring)."""
-
-    def __init__(self, text: str) -> None:
-        self.lines = [
-            line.split("#", 1)[0] if '"' not in line else line for line in text.split("\n")
-        ]
-        starts = [i for i, line in enumerate(self.lines) if _SWEEP_HEADER.match(line)]
-        self.blocks = starts
-
-    def _range(self, block: int | None) -> tuple[int, int]:
-        if block is None:
-            return 0, (self.blocks[0] if self.blocks else len(self.lines))
-        if block >= len(self.blocks):
-            return 0, len(self.lines)
-        end = self.blocks[block + 1] if block + 1 < len(self.blocks) else len(self.lines)
-        return self.blocks[block], end
-
-    def line(self, block: int | None, path: tuple[str, ...] = (), value: Any = None) -> int:
-        """1-based line of ``path`` (keys, outermost first) in ``block`` (None: top level)."""
-        start, end = self._range(block)
-        found = start
-        for depth, key in enumerate(path):
-            table = rf"^\s*\[\s*sweep\s*\.\s*{_toml_key(key)}\s*\]" if depth == 0 else None
-            assign = re.compile(rf"(?:^|[\s{{,]){_toml_key(key)}\s*=")
-            for i in range(found, end):
-                if assign.search(self.lines[i]) or (table and re.match(table, self.lines[i])):
-                    found = i
-                    break
-        if value is not None:
-            needles = [f'"{value}"', f"'{value}'"] if isinstance(value, str) else [str(value)]
-            for i in range(found, end):
-                if any(n in self.lines[i] for n in needles):
-                    return i + 1
-        return found + 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -206,7 +239,7 @@ class _Locator:
 # ---------------------------------------------------------------------------------------------
 class _Checker:
     def __init__(self, text: str, source: str) -> None:
-        self.loc = _Locator(text)
+        self.loc = Locator(text)
         self.source = source
 
     def fail(self, block: int | None, path: tuple[str, ...], message: str, value: Any = None):
@@ -250,7 +283,21 @@ class _Checker:
                     f"`{key}` in {where} must be an array of {what}, got {item!r}",
                     item,
                 )
+        self.once(value, block, (key,), f"`{key}` in {where}")
         return value
+
+    def once(self, values: list, block: int, path: tuple[str, ...], what: str) -> None:
+        """Refuse a value listed twice (its runs would run twice)."""
+        seen: list = []
+        for item in values:
+            if item in seen:
+                self.fail(
+                    block,
+                    path,
+                    f"{what} lists {item!r} twice: its runs would run twice; list it once",
+                    item,
+                )
+            seen.append(item)
 
 
 def _tuples(value: Any) -> Any:
@@ -259,29 +306,31 @@ def _tuples(value: Any) -> Any:
 
 
 def _import_generator(spec: str) -> Callable[..., list]:
+    """The registered generator ``spec`` (one of :data:`GENERATORS`, imported now)."""
     module, _, name = spec.partition(":")
-    func = getattr(importlib.import_module(module), name, None) if name else None
-    if not callable(func):
-        raise ImportError(spec)
-    return func
+    return getattr(importlib.import_module(module), name)
 
 
 def _parse_generator(ck: _Checker, raw: dict, i: int) -> Sweep:
     ck.keys(raw, GENERATOR_KEYS, i, "a [[sweep]] with `generator`")
     spec = ck.text(raw["generator"], i, "generator", "[[sweep]]")
-    try:
-        func = _import_generator(spec)
-    except ImportError:
+    if spec not in GENERATORS:
         ck.fail(
             i,
             ("generator",),
-            f"`generator` in [[sweep]] must name a function as 'package.module:function', "
-            f"got {spec!r}",
+            f"`generator` in [[sweep]] must be a registered task generator, one of "
+            f"{list(GENERATORS)}, got {spec!r} (a study runs registered code only)",
         )
+    func = _import_generator(spec)
     args = raw.get("args", {})
     if not isinstance(args, dict):
         ck.fail(i, ("args",), f"`args` in [[sweep]] must be a table, got {args!r}")
-    return Sweep(generator=func, args={k: _tuples(v) for k, v in args.items()})
+    args = {k: _tuples(v) for k, v in args.items()}
+    try:
+        inspect.signature(func).bind(**args)
+    except TypeError as exc:
+        ck.fail(i, ("args",), f"`args` in [[sweep]] do not fit generator {spec!r}: {exc}")
+    return Sweep(generator=func, args=args, source=ck.source, line=ck.loc.line(i))
 
 
 def _check_params(ck: _Checker, family: Any, values: dict, i: int, key: str) -> None:
@@ -298,6 +347,19 @@ def _check_params(ck: _Checker, family: Any, values: dict, i: int, key: str) -> 
                 family.resolve({name: _tuples(v)})
             except ValueError as exc:
                 ck.fail(i, (key, name), f"{exc} (in [[sweep]] {key})")
+        if key == "grid":
+            ck.once([_tuples(v) for v in value], i, (key, name), f"grid `{name}` in [[sweep]]")
+
+
+def _value_lines(ck: _Checker, i: int, axes: dict, params: dict) -> dict[tuple[str, str], int]:
+    """(parameter, repr of a value) -> its line, for :meth:`Sweep.tasks`'s messages."""
+    out = {}
+    for key, table in (("grid", axes), ("params", params)):
+        for name, values in table.items():
+            for v in values if key == "grid" else [values]:
+                scalar = isinstance(v, str | int | float) and not isinstance(v, bool)
+                out[(name, repr(_tuples(v)))] = ck.loc.line(i, (key, name), v if scalar else None)
+    return out
 
 
 def _parse_sweep(ck: _Checker, raw: Any, i: int, time_limit: float) -> Sweep:
@@ -369,6 +431,9 @@ def _parse_sweep(ck: _Checker, raw: Any, i: int, time_limit: float) -> Sweep:
         params={k: _tuples(v) for k, v in params.items()},
         algorithms=tuple(algorithms),
         time_limit=ck.number(raw.get("time_limit", time_limit), i, "time_limit", "[[sweep]]"),
+        source=ck.source,
+        line=ck.loc.line(i),
+        value_lines=_value_lines(ck, i, axes, params),
     )
 
 
@@ -395,9 +460,17 @@ def load_study(path: str | Path) -> Study:
     """Read and check a study file; ``StudyError`` names the file and line of a problem."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise FileNotFoundError(2, "No such study file", str(path)) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise StudyError(
+            f"{path.name} line {line}: not a study file: not UTF-8 text "
+            f"(byte {data[exc.start]:#04x} at offset {exc.start})"
+        ) from None
     study = parse_study(text, source=path.name, default_name=path.stem)
     return Study(
         study.name, study.description, study.sweeps, study.time_limit, study.memory_limit, path

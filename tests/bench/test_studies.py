@@ -289,7 +289,25 @@ grid = { n = [8], k = [2] }
         ),
         (
             '[[sweep]]\ngenerator = "anonratio.bench.fig7:nothing"\n',
-            "line 2: `generator` in [[sweep]] must name a function as 'package.module:function'",
+            "line 2: `generator` in [[sweep]] must be a registered task generator, one of "
+            "['anonratio.bench.fig7:fig7_tasks'], got 'anonratio.bench.fig7:nothing'",
+        ),
+        (
+            '[[sweep]]\ngenerator = "anonratio.bench.fig7:fig7_tasks"\nargs = { colour = 1 }\n',
+            "line 3: `args` in [[sweep]] do not fit generator 'anonratio.bench.fig7:fig7_tasks': "
+            "got an unexpected keyword argument 'colour'",
+        ),
+        (
+            BASE.replace('"factor-2"', '"factor-2", "forest"'),
+            "line 6: `algorithms` in [[sweep]] lists 'forest' twice: its runs would run twice",
+        ),
+        (
+            BASE.replace("seeds = [0]", "seeds = [0, 1, 0]"),
+            "line 5: `seeds` in [[sweep]] lists 0 twice",
+        ),
+        (
+            BASE.replace("n = [8]", "n = [8, 10, 8]"),
+            "line 7: grid `n` in [[sweep]] lists 8 twice: its runs would run twice",
         ),
         ("name = \n", "my-study.toml: not valid TOML: Invalid value (at line 1, column 8)"),
     ],
@@ -331,4 +349,83 @@ def test_run_reports_a_bad_study_file_with_its_line(tmp_path, capsys):
     assert main(["run", str(path), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("anonratio: error: my-study.toml line 6: unknown algorithm 'frest'")
+    assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# a study runs registered code only, each run once, and names the line of what it refuses
+# ---------------------------------------------------------------------------------------------
+def test_a_study_never_imports_or_calls_an_unregistered_function(tmp_path, capsys):
+    from anonratio.bench.cli import main
+
+    witness = tmp_path / "ran"
+    path = tmp_path / "evil.toml"
+    path.write_text(
+        f'[[sweep]]\ngenerator = "os:system"\nargs = {{ command = "touch {witness}" }}\n'
+    )
+    assert main(["run", str(path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "evil.toml line 2: `generator` in [[sweep]] must be a registered task generator" in err
+    assert "got 'os:system'" in err
+    assert not witness.exists() and not (tmp_path / "out").exists()
+
+
+def test_the_same_run_in_two_blocks_is_refused_with_both_lines():
+    # the second block spells the same instance differently (m is kanon-binary's default)
+    from anonratio.bench.registry import FAMILIES
+
+    m = FAMILIES["kanon-binary"].defaults["m"]
+    text = BASE + BASE[BASE.index("[[sweep]]") :].replace(
+        'algorithms = ["forest", "factor-2"]', 'algorithms = ["forest"]'
+    ).replace("grid = { n = [8], k = [2] }", f"params = {{ n = 8, k = 2, m = {m} }}")
+    study = parse_study(text, source="my-study.toml")
+    with pytest.raises(StudyError) as info:
+        study.tasks()
+    message = str(info.value)
+    assert message.startswith("my-study.toml line 8: the run forest on kanon-binary")
+    assert "is already in the [[sweep]] at line 3: list each run once" in message
+    # another time limit is another run
+    other = text.replace("params = {", "time_limit = 7\nparams = {")
+    assert len(parse_study(other).tasks()) == 3
+
+
+def test_a_grid_value_the_family_refuses_names_its_line(tmp_path, capsys):
+    from anonratio.bench.cli import main
+
+    path = tmp_path / "my-study.toml"
+    path.write_text(BASE.replace("grid = { n = [8], k = [2] }", "grid = { k = [2] }\n"
+                                 "[sweep.params]\nm = 4\nn = -3\n"))  # fmt: skip
+    out = tmp_path / "out"
+    assert main(["run", str(path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("anonratio: error: my-study.toml line 10: family 'kanon-binary' refuses")
+    assert "n=-3" in err and "`n` must be an integer >= 1, got -3" in err
+    assert not out.exists()  # checked before the output folder is made
+
+
+def test_a_binary_study_file_is_named_and_leaves_nothing_behind(tmp_path, capsys):
+    from anonratio.bench.cli import main
+
+    path = tmp_path / "my-study.toml"
+    path.write_bytes(b"name = 1\n\x00\x01\xff\xfe")
+    assert main(["run", str(path), "--out", str(tmp_path / "out"), "--json"]) == 2
+    import json
+
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["kind"] == "bad_input" and doc["type"] == "StudyError"
+    assert doc["error"] == (
+        "my-study.toml line 2: not a study file: not UTF-8 text (byte 0xff at offset 11)"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_time_limit_that_makes_two_runs_the_same_is_refused(tmp_path, capsys):
+    from anonratio.bench.cli import main
+
+    path = tmp_path / "my-study.toml"
+    path.write_text(BASE + BASE[BASE.index("[[sweep]]") :] + "time_limit = 7\n")
+    assert len(get_suite(str(path)).tasks()) == 4  # 60 s and 7 s: four runs
+    assert main(["run", str(path), "--time-limit", "5", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "`--time-limit` 5 makes two runs of suite 'x' the same (forest on kanon-binary" in err
     assert not (tmp_path / "out").exists()
