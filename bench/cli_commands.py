@@ -386,6 +386,28 @@ def _run_sweep(
     return 0
 
 
+def _unfinished_sweep(src: Path) -> None:
+    """``CLIError`` for a folder without results whose journal says a sweep wrote to it."""
+    from anonratio.bench.journal import JOURNAL, Journal, sweep_holder
+
+    if not (src.is_dir() and (src / JOURNAL).is_file()):
+        return
+    n = len(Journal(src).load())
+    runs = f"its {JOURNAL} records {n} finished run{'' if n == 1 else 's'}"
+    pid = sweep_holder(src)
+    if pid is not None:
+        who = f" (process {pid})" if pid else ""
+        raise CLIError(
+            f"{src}: no results yet: a sweep is still writing to it{who}; {runs}; report it "
+            "when the sweep has finished"
+        )
+    raise CLIError(
+        f"{src}: no results yet: {runs} of a sweep that stopped before the end; run the same "
+        f"`{PROG} run SUITE --out {src}` command again: it resumes from the journal, runs the "
+        "rest and writes the results"
+    )
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     """``anonratio report RESULTS [--out DIR]``."""
     from anonratio.bench.report import write_report
@@ -394,7 +416,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     src = Path(args.results)
     if not src.exists():
         raise FileNotFoundError(2, "No such file or directory", str(src))
-    df = read_results(src)
+    try:
+        df = read_results(src)
+    except FileNotFoundError:
+        _unfinished_sweep(src)
+        raise
     if not df["algorithm"].notna().any():
         raise CLIError(
             f"{src}: no result rows (a results file has the columns problem, algorithm, ...)"

@@ -34,7 +34,15 @@ from typing import Any
 from anonratio.bench.record import json_text, package_version
 from anonratio.instances.io import jsonable
 
-__all__ = ["Journal", "JournalLocked", "task_key", "task_identity", "check_out_dir", "JOURNAL"]
+__all__ = [
+    "Journal",
+    "JournalLocked",
+    "task_key",
+    "task_identity",
+    "check_out_dir",
+    "sweep_holder",
+    "JOURNAL",
+]
 
 #: the journal's file name in the output folder
 JOURNAL = "journal.jsonl"
@@ -98,6 +106,28 @@ def check_out_dir(path: str | Path) -> Path:
         reason = exc.strerror or type(exc).__name__
         raise ValueError(f"`--out` folder {str(path)!r} is not writable: {reason}") from None
     return path
+
+
+def sweep_holder(folder: str | Path) -> int | None:
+    """The process id of the sweep writing to ``folder`` now (0 if unknown), or None if no sweep
+    holds its lock. Reads only: the lock is tested and released at once."""
+    try:
+        fd = os.open(Path(folder) / _LOCK, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise
+            with contextlib.suppress(ValueError, IndexError):
+                return int(os.pread(fd, 32, 0).split()[0])
+            return 0
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
 
 
 class Journal:

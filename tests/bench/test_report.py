@@ -253,3 +253,38 @@ def test_terminal_summary_fits_100_columns_and_points_to_the_report(tmp_path):
     assert lines[0].split()[:4] == ["problem", "algorithm", "runs", "verified"]
     assert sum(line.startswith("k-anonymity") for line in lines) == 3
     assert str(out["report_html"]) in text
+
+
+def _killed_sweep(folder):
+    """The folder a sweep killed after one run leaves: a journal and its lock, no results."""
+    from anonratio.bench.journal import Journal
+
+    journal = Journal(folder).open()
+    journal.append("k1", {"algorithm": "forest", "problem": "k-anonymity"})
+    return journal
+
+
+def test_report_on_a_killed_sweep_says_run_resumes_it(tmp_path, capsys):
+    from anonratio.bench.cli import main
+
+    _killed_sweep(tmp_path / "quick").close()
+    assert main(["report", str(tmp_path / "quick")]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'quick'}: no results yet: its journal.jsonl records 1 finished run" in err
+    assert f"`anonratio run SUITE --out {tmp_path / 'quick'}` command again: it resumes" in err
+
+
+def test_report_on_a_running_sweep_says_it_is_running(tmp_path, capsys):
+    import os
+
+    from anonratio.bench.cli import main
+
+    journal = _killed_sweep(tmp_path / "quick")
+    try:
+        assert main(["report", str(tmp_path / "quick"), "--json"]) == 2
+    finally:
+        journal.close()
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["kind"] == "bad_input"
+    assert f"a sweep is still writing to it (process {os.getpid()})" in doc["error"]
+    assert "records 1 finished run" in doc["error"]
