@@ -1,109 +1,32 @@
 """The Python API: anonymize a DataFrame, solve an instance, run a sweep.
 
 ``anonratio.anonymize(df, qi=[...], k=5)`` returns the published DataFrame and an
-:class:`AnonymizationResult`; ``anonratio.solve(instance, "forest")`` runs a registered algorithm
-and verifies its answer; ``anonratio.sweep("quick")`` runs a study and returns its tidy results.
-Every published table is checked here, independently of the algorithm: its cells cover the
-original values (:class:`~anonratio.instances.kanonymity.recoding.Recoding`), its partition
-passes the verifier, and every privacy model holds on its equivalence classes.
+:class:`~anonratio.bench.publish.AnonymizationResult`; it is the path of ``anonratio anonymize``
+(:mod:`anonratio.bench.publish`), with the same figures: every publishing mode of the command line
+(k-anonymity, l-diversity with ``l=``, cluster centers with a clustering algorithm), the runner's
+proven bounds, and every requested model checked on the published cells.
+``anonratio.solve(instance, "forest")`` runs a registered algorithm and verifies its answer;
+``anonratio.sweep("quick")`` runs a study and returns its tidy results.
 """
 
 from __future__ import annotations
 
 import os
-import time
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from anonratio.instances import KAnonymityInstance, Solution, Table, lower_bound, verify
-from anonratio.instances.errors import InfeasibleInstanceError, InfeasibleSolutionError
+from anonratio.bench.publish import AnonymizationResult
+from anonratio.instances import Solution, Table, verify
+from anonratio.instances.errors import InfeasibleSolutionError
 from anonratio.instances.hierarchies import HierarchyWarning, find_hierarchies, read_hierarchy
-from anonratio.instances.kanonymity.metrics import utility
-from anonratio.instances.kanonymity.recoding import Recoding
-from anonratio.instances.privacy import KAnonymity, PrivacyCheck, PrivacyModel
-from anonratio.instances.privacy_specs import parse_privacy
 from anonratio.instances.table import Hierarchy
 from anonratio.instances.validation import check_instance
 
-__all__ = [
-    "anonymize",
-    "solve",
-    "sweep",
-    "published_form",
-    "unsupported_option",
-    "AnonymizationResult",
-]
-
-
-@dataclass(frozen=True, eq=False)
-class AnonymizationResult:
-    """What :func:`anonymize` knows about the table it published.
-
-    Attributes
-    ----------
-    algorithm, recoding : str
-        The algorithm and its recoding: ``"global recoding"`` (full-domain: one level per
-        attribute for the whole table) or ``"local recoding"`` (per equivalence class).
-    k : int
-    cost : float
-        The partition's generalization cost (Aggarwal et al. 2005), recomputed by the verifier.
-    published_cost : float
-        The cost of the cells actually published (levels plus suppressed tuples); equal to
-        ``cost`` for local recodings at hierarchy nodes.
-    lower_bound : float
-        A proven lower bound on the optimal cost, and ``bound_source`` what proves it.
-    certified_ratio : float or None
-        ``cost / lower_bound``: the algorithm is at most this far from the optimum.
-    metrics : dict
-        Utility metrics of the published table (:mod:`anonratio.instances.kanonymity.metrics`).
-    checks : list of PrivacyCheck
-        Every privacy model, checked on the published equivalence classes.
-    levels : dict or None
-        The published level per attribute (global recoding only).
-    n_classes, n_suppressed : int
-    time_s : float
-        Wall time of the algorithm.
-    solution : Solution
-    recoded : Recoding
-    """
-
-    algorithm: str
-    recoding: str
-    k: int
-    cost: float
-    published_cost: float
-    lower_bound: float
-    bound_source: str
-    certified_ratio: float | None
-    metrics: dict[str, float]
-    checks: list[PrivacyCheck]
-    levels: dict[str, int] | None
-    n_classes: int
-    n_suppressed: int
-    time_s: float
-    solution: Solution = field(repr=False)
-    recoded: Recoding = field(repr=False)
-
-    def summary(self) -> str:
-        """A few lines for people: the algorithm, cost, bound, ratio, metrics and checks."""
-        lines = [
-            f"{self.algorithm} ({self.recoding}): {self.n_classes} classes, "
-            f"{self.n_suppressed} suppressed tuples, {self.time_s:.3g} s",
-            f"cost {self.cost:.6g} (published {self.published_cost:.6g}); lower bound "
-            f"{self.lower_bound:.6g} ({self.bound_source}); certified ratio "
-            + ("-" if self.certified_ratio is None else f"<= {self.certified_ratio:.4g}"),
-        ]
-        if self.levels:
-            lines.append("levels: " + ", ".join(f"{a}={v}" for a, v in self.levels.items()))
-        lines.append("metrics: " + ", ".join(f"{m}={v:.6g}" for m, v in self.metrics.items()))
-        lines += [
-            f"{c.model}: {'ok' if c.satisfied else 'FAILS'} ({c.message})" for c in self.checks
-        ]
-        return "\n".join(lines)
+__all__ = ["anonymize", "solve", "sweep", "AnonymizationResult"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -149,16 +72,6 @@ def _hierarchies(hierarchies: Any, qi: Sequence[str]) -> dict[str, Any]:
             stacklevel=3,
         )
     return out
-
-
-def _privacy(privacy: Any) -> list[PrivacyModel]:
-    if privacy is None:
-        return []
-    items = [privacy] if isinstance(privacy, str | PrivacyModel) else list(privacy)
-    return [
-        parse_privacy(p) if isinstance(p, str) else check_instance(p, PrivacyModel, "privacy")
-        for p in items
-    ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -212,160 +125,117 @@ def solve(
 
 def anonymize(
     df: pd.DataFrame,
-    qi: Sequence[str],
-    k: int = 5,
+    qi: Sequence[str] | str,
+    k: int | None = None,
     *,
+    l: int | None = None,
     hierarchies: Any = None,
-    algorithm: str = "forest",
+    algorithm: str | None = None,
     privacy: Any = None,
     sensitive: str | None = None,
     max_suppression: float = 0.0,
     metric: str | None = None,
     weights: Sequence[float] | None = None,
-    seed: int | None = 0,
+    scaling: str = "standard",
     keep_suppressed: bool = False,
+    seed: int | None = 0,
+    time_limit: float = 60.0,
 ) -> tuple[pd.DataFrame, AnonymizationResult]:
-    """Publish a k-anonymous (and optionally l-diverse, t-close, ...) version of a DataFrame.
+    """Publish a k-anonymous (optionally l-diverse, t-close, ...), an l-diverse or a clustered
+    version of a DataFrame.
+
+    The same path as ``anonratio anonymize`` (:mod:`anonratio.bench.publish`): the options are
+    validated, the algorithm runs through the runner (verified, with the best proven lower bound
+    and the optimum when proven), every requested model is checked on the published cells, and
+    the figures are those the command line prints.
 
     Parameters
     ----------
     df : pandas.DataFrame
-        The data; never modified. The published table has exactly its rows and columns.
-    qi : list of str
+        The data; never modified. The published table has its columns and its rows in order,
+        only the QI cells replaced (less the records a suppression limit withholds).
+    qi : str or list of str
         The quasi-identifier columns; every other column is published as it is.
-    k : int
+    k : int, optional
+        k of k-anonymity, or the minimum cluster size r of a clustering algorithm (at least 2).
+        Default 5 when ``l`` is not given.
+    l : int, optional
+        l-diversity by suppression (Xiao, Yi and Tao 2010; needs ``sensitive``): no sensitive
+        value in more than a fraction 1/l of any published class. Instead of ``k``.
     hierarchies : dict or folder path, optional
-        Per QI column a :class:`~anonratio.instances.Hierarchy`, ARX rows
+        k-anonymity: per QI column a :class:`~anonratio.instances.Hierarchy`, ARX rows
         (``[value, level1, ..., "*"]``), an ARX hierarchy file, or a dict
         ``{value: [level1, ...]}``; or a folder of ARX files ``*_hierarchy_<column>.csv``. A QI
         column without one is generalized by suppression only (with a warning when others have
         one).
-    algorithm : str
-        ``"forest"`` (default; ratio max(2k-1, 3k-5)), ``"factor-2"``, ``"factor-3"``,
-        ``"mondrian"``, ``"mondrian-relaxed"`` (local recoding) or ``"samarati"``,
-        ``"incognito"``, ``"datafly"`` (global recoding, full-domain).
+    algorithm : str, optional
+        k-anonymity: ``"forest"`` (default; ratio max(2k-1, 3k-5)), ``"factor-2"``,
+        ``"factor-3"``, ``"mondrian"``, ``"mondrian-relaxed"``, the exact ``"kanon-certified"``
+        ... (local recoding) or ``"samarati"``, ``"incognito"``, ``"datafly"`` (global recoding,
+        full-domain); l-diversity: ``"tp-plus"`` (default with ``l``), ``"tp"``, ``"hilbert"``
+        ...; clusters: ``"r-gather"``, ``"greedy-gather"``, ``"min-size-kmeans"``,
+        ``"r-cellular"``.
     privacy : str, PrivacyModel or list of them, optional
-        Models besides k-anonymity, e.g. ``"l-diversity:l=3"`` or
-        ``TCloseness(0.2, "ordered")``; they need ``sensitive`` and a full-domain algorithm.
+        Models besides k-anonymity, e.g. ``"l-diversity:l=3"`` or ``TCloseness(0.2, "ordered")``;
+        they need ``sensitive`` and an algorithm that enforces them (the full-domain ones); any
+        other algorithm refuses them.
     sensitive : str, optional
         The sensitive column (published unchanged).
     max_suppression : float
-        Fraction of records the full-domain algorithms may withhold: a suppressed record is left
-        out of the published frame (the rows kept keep their order and index; the count is
-        ``result.n_suppressed``, the records ``result.recoded.suppressed``).
+        A fraction in [0, 1): the records the full-domain algorithms may withhold, left out of
+        the published frame (the rows kept keep their order and index; the count is
+        ``result.n_suppressed``, the records ``result.withheld``).
     metric : str, optional
         What Samarati and Incognito minimize (default non-uniform entropy).
     weights : list of float, optional
         Attribute weights of the generalization cost.
-    seed : int or None
+    scaling : {"standard", "range", "none"}
+        Clusters: how the numeric QI columns are weighed
+        (:func:`~anonratio.instances.clustering.publish.points_from_frame`).
     keep_suppressed : bool
         Publish each suppressed record as a row of ``*`` in every QI cell and in the sensitive
         cell, instead of leaving it out.
+    seed : int or None
+    time_limit : float
+        Seconds, for the algorithms that take a limit (the exact models).
 
     Returns
     -------
     published : pandas.DataFrame
     result : AnonymizationResult
+        The figures (cost, published cost, lower bound and its source, certified ratio of the
+        published cost), the privacy checks, the utility metrics, and for clusters the
+        per-cluster table (``result.clusters``).
+
+    Raises
+    ------
+    ValueError
+        Bad input, naming the parameter, the value and the rule; ``InfeasibleInstanceError``
+        when no table can satisfy the request.
     """
+    from anonratio.bench.publish import Source, check_qi, check_request, publish
+
     check_instance(df, pd.DataFrame, "df")
-    qi = [qi] if isinstance(qi, str) else list(qi)
-    models = _privacy(privacy)
-    hier = _hierarchies(hierarchies, qi)
-    table = Table.from_dataframe(df, qi=qi, sensitive=sensitive, hierarchies=hier, weights=weights)
-    model = "generalization" if any(h is not None for h in table.hierarchies) else "suppression"
-    instance = KAnonymityInstance(table, k, model, row_deletion=float(max_suppression) > 0)
-    options: dict[str, Any] = {}
-    if models:
-        options["privacy"] = models
-    if max_suppression:
-        options["max_suppression"] = max_suppression
-    if metric is not None:
-        options["metric"] = metric
-    _check_options(algorithm, options)
-    t0 = time.perf_counter()
-    solution = solve(instance, algorithm, seed=seed, **options)
-    elapsed = time.perf_counter() - t0
-    if solution.labels is None:
-        raise InfeasibleInstanceError(
-            f"{algorithm} found no table that satisfies {[str(m) for m in models] or 'k'}"
-            + (f" within max_suppression={max_suppression}" if max_suppression else "")
-        )
-    rows = "star" if check_instance(keep_suppressed, bool, "keep_suppressed") else "withhold"
-    return _publish(df, instance, solution, models, elapsed, rows)
-
-
-#: what each k-anonymity option asks of an algorithm, for the message refusing it
-OPTION_WHAT = {
-    "privacy": "privacy models beyond k-anonymity",
-    "max_suppression": "tuple suppression",
-    "metric": "a utility metric to optimize",
-}
-
-
-def unsupported_option(algorithm: Any, options: Mapping[str, Any]) -> str | None:
-    """The first of ``options`` the registered ``algorithm`` does not take, or ``None``."""
-    return next((name for name in options if name not in algorithm._accepts), None)
-
-
-def _check_options(algorithm: str, options: dict[str, Any]) -> None:
-    """Refuse an option the algorithm cannot honour, naming the pair."""
-    from anonratio.bench.registry import get_algorithm
-
-    alg = get_algorithm(algorithm)
-    name = unsupported_option(alg, options)
-    if name is not None:
-        raise ValueError(
-            f"`algorithm` {alg.name!r} does not support {OPTION_WHAT[name]} (`{name}`); use "
-            f"samarati, incognito or datafly"
-        )
-
-
-def published_form(
-    instance: KAnonymityInstance, solution: Solution, models: Sequence[PrivacyModel]
-) -> tuple[Recoding, list[PrivacyCheck], dict[str, float]]:
-    """What a verified k-anonymity solution publishes: its recoding (the solver's, or its
-    partition's), every privacy model (k-anonymity first) checked on the published classes, and
-    the utility metrics. :class:`~anonratio.instances.errors.InfeasibleSolutionError` when a
-    model fails. The API and ``anonratio anonymize`` both publish through it."""
-    recoded = solution.info.get("recoding")
-    if recoded is None:
-        recoded = Recoding.from_partition(instance, solution.labels, method=solution.algorithm)
-    sensitive = instance.table.sensitive
-    checks = [m.check(recoded.classes, sensitive) for m in [KAnonymity(instance.k), *models]]
-    failed = [c for c in checks if not c.satisfied]
-    if failed:
-        raise InfeasibleSolutionError(
-            f"the published table breaks {failed[0].model}: {failed[0].message}"
-        )
-    return recoded, checks, utility(recoded, k=instance.k)
-
-
-def _publish(
-    df, instance, solution, models, elapsed, suppressed_rows
-) -> tuple[pd.DataFrame, AnonymizationResult]:
-    cost = verify(instance, solution).cost
-    recoded, checks, metrics = published_form(instance, solution, models)
-    bound, source = lower_bound(instance)
-    levels = solution.info.get("levels")
-    result = AnonymizationResult(
-        algorithm=solution.algorithm,
-        recoding=f"{recoded.scheme} recoding",
-        k=instance.k,
-        cost=float(cost),
-        published_cost=float(metrics["generalization-cost"]),
-        lower_bound=float(bound),
-        bound_source=source,
-        certified_ratio=float(cost / bound) if bound > 0 else (1.0 if cost == 0 else None),
-        metrics=metrics,
-        checks=checks,
-        levels=dict(levels) if levels else None,
-        n_classes=int(recoded.class_sizes.size),
-        n_suppressed=recoded.n_suppressed,
-        time_s=elapsed,
-        solution=solution,
-        recoded=recoded,
+    qi = check_qi(qi)
+    if k is None and l is None:
+        k = 5
+    request = check_request(
+        qi=qi,
+        k=k,
+        l=l,
+        algorithm=algorithm,
+        sensitive=sensitive,
+        privacy=privacy,
+        max_suppression=max_suppression,
+        metric=metric,
+        hierarchies=_hierarchies(hierarchies, qi),
+        weights=weights,
+        scaling=scaling,
+        keep_suppressed=keep_suppressed,
+        seed=seed,
+        time_limit=time_limit,
     )
-    return recoded.to_dataframe(frame=df, suppressed_rows=suppressed_rows), result
+    return publish(request, Source(df, partial(Table.from_dataframe, df)))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -154,11 +154,11 @@ def _add_anonymize(sub: _Sub) -> None:
         sub,
         "anonymize",
         cmd_anonymize,
-        "k-anonymize a CSV file (or cluster it: --algorithm r-gather), write the published table",
+        "publish a CSV file k-anonymous, l-diverse (--l) or clustered (--algorithm r-gather)",
     )
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--qi", required=True, metavar="COL,...", help="quasi-identifier columns")
-    p.add_argument("--k", type=int, help="k-anonymity: k; clustering: the cluster size r")
+    p.add_argument("--k", type=int, help="k-anonymity: k; clustering: the cluster size r (>= 2)")
     p.add_argument("--l", type=int, help="l-diversity by suppression: l (needs --sensitive)")
     p.add_argument(
         "--hierarchies", metavar="DIR", help="ARX hierarchy files (*_hierarchy_<col>.csv)"
@@ -171,14 +171,15 @@ def _add_anonymize(sub: _Sub) -> None:
         action="append",
         metavar="SPEC",
         help="k-anonymity: a privacy model besides k (repeatable), e.g. l-diversity:l=3, "
-        "t-closeness:t=0.2; needs --sensitive and samarati, incognito or datafly",
+        "t-closeness:t=0.2; needs --sensitive and an algorithm that enforces it (samarati, "
+        "incognito, datafly); refused by the others",
     )
     p.add_argument(
         "--max-suppression",
         type=float,
         metavar="F",
-        help="k-anonymity: fraction of records samarati/incognito/datafly may withhold (left "
-        "out of the published file)",
+        help="k-anonymity: fraction in [0, 1) of records samarati/incognito/datafly may "
+        "withhold (left out of the published file); refused by the others",
     )
     p.add_argument(
         "--keep-suppressed",
@@ -192,7 +193,9 @@ def _add_anonymize(sub: _Sub) -> None:
         help="k-anonymity: write the record and line numbers of the withheld records to FILE",
     )
     p.add_argument(
-        "--metric", help="k-anonymity: what samarati/incognito minimize (non-uniform-entropy)"
+        "--metric",
+        help="k-anonymity: what samarati/incognito minimize (non-uniform-entropy); refused by "
+        "the others",
     )
     p.add_argument("--time-limit", type=_positive_float, default=60.0, metavar="S")
     p.add_argument("--seed", type=int, default=0)

@@ -1,13 +1,11 @@
-"""What both kinds of ``anonratio anonymize`` share: the checked run and the safe output.
-
-:func:`run_verified` runs the algorithm through the runner (run, verify, lower bound, ratio) and
-fails without a verified solution; :func:`write_csv` writes a published table atomically and
-never over an input (:func:`check_out`).
+"""The safe output of ``anonratio anonymize``: :func:`write_csv` writes a table atomically and
+never over an input (:func:`check_out`); :func:`write_published` in the input's shape,
+:func:`write_withheld` the records a suppression limit withheld; formula cells are written as they
+came unless neutralized on request (:func:`neutralize_formulas`).
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import os
 import re
@@ -16,7 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pandas as pd
-from anonratio.bench.cli_common import CLIError, RunFailure, status
+from anonratio.bench.cli_common import CLIError
 from anonratio.instances.io import atomic_write
 
 __all__ = [
@@ -25,7 +23,6 @@ __all__ = [
     "write_csv",
     "write_published",
     "write_withheld",
-    "run_verified",
 ]
 
 #: what a spreadsheet reads as the start of a formula (OWASP, "CSV injection")
@@ -33,9 +30,6 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 #: a plain decimal number, which a spreadsheet reads as a number, never as a formula
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-
-#: print progress lines for tables at least this large
-_BIG_TABLE = 5_000
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -151,26 +145,3 @@ def write_withheld(
     rows = np.flatnonzero(np.asarray(withheld, dtype=bool))
     frame = pd.DataFrame({"record": rows + 1, "line": np.asarray(data.lines, dtype=int)[rows]})
     return write_csv(frame, path, protect=[data.path, *protect])
-
-
-def run_verified(
-    args: argparse.Namespace, instance: Any, algo: Any, what: str, n_qi: int, options: Any = None
-) -> Any:
-    """The runner's verified, finalized record of the run (``RunFailure`` without one);
-    ``options`` are more options of the algorithm."""
-    from anonratio.bench.runner import run_and_finalize
-
-    big = instance.n >= _BIG_TABLE
-    if big:
-        status(f"{algo.name} on {instance.n} records, {n_qi} QI, {what} ...")
-    record = run_and_finalize(
-        instance, algo.name, seed=args.seed, time_limit=args.time_limit, options=options
-    )
-    if record.solution is None or record.solution.labels is None:
-        reason = record.error or f"status {record.status}"
-        raise RunFailure(f"{algo.name} found no solution ({reason})")
-    if not record.verified:
-        raise RunFailure(f"{algo.name} produced no verified solution: {record.error}")
-    if big:
-        status(f"{algo.name} done in {record.time_s:.1f} s; writing {args.out}")
-    return record

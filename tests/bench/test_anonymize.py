@@ -187,7 +187,7 @@ def _one_line_error(capsys):
             r"data\.csv line 5: hierarchy of attribute 'age' has no row for "
             "value '51'",
         ),
-        ("k-too-large", r"`k` must be an integer in \[2, n_records=12\], got 13"),
+        ("k-too-large", r"`--k` must be an integer in \[2, n_records=12\], got 13"),
         ("generalization-without-hierarchies", "needs `--hierarchies DIR`"),
         ("missing-file", "table file not found"),
         ("unsupported-algorithm", "does not support this instance"),

@@ -122,4 +122,4 @@ def test_k_above_n_is_a_clear_error(tmp_path, capsys):
         capsys, "anonymize", str(data), "--qi", "age", "--k", "13",
         "--algorithm", "r-gather", "--out", str(tmp_path / "o.csv"),
     )  # fmt: skip
-    assert code == 2 and "`r` = 13" in doc["error"]
+    assert code == 2 and "`--k` must be an integer in [2, n_records=12], got 13" in doc["error"]

@@ -87,11 +87,20 @@ def test_default_algorithm_is_tp_plus_and_text_output(tmp_path, capsys):
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--l", "2"], "needs `--sensitive COL`"),
-        (["--l", "2", "--k", "3", "--sensitive", "disease"], "give one of `--k K`"),
-        ([], "give one of `--k K`"),
-        (["--l", "1", "--sensitive", "disease"], "`l` must be an integer >= 2"),
-        (["--l", "5", "--sensitive", "disease"], "not 5-eligible: sensitive value 'flu'"),
+        (["--l", "2"], "`--l` needs `--sensitive`"),
+        (["--l", "2", "--k", "3", "--sensitive", "disease"], "give one of `--k`"),
+        ([], "give one of `--k`"),
+        (["--l", "1", "--sensitive", "disease"], "`--l` must be an integer >= 2, got 1"),
+        (["--l", "3", "--sensitive", "disease"], "not 3-eligible: sensitive value 'flu'"),
+        (
+            ["--l", "5", "--sensitive", "disease"],
+            "`--l` must be at most the number of distinct values of the sensitive column "
+            "'disease', 4",
+        ),
+        (
+            ["--l", "100000000000000000000", "--sensitive", "disease"],
+            "got 100000000000000000000",
+        ),
         (["--l", "2", "--sensitive", "zip"], "also in `--qi`"),
         (["--l", "2", "--sensitive", "disease", "--algorithm", "forest"], "not l-diversity"),
     ],

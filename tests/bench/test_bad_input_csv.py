@@ -152,8 +152,8 @@ BAD_TABLES = {
         r"`qi` names unknown columns \['age', 'sex', 'zip'\]; the header has "
         r"\['age;sex;zip;disease'\]",
     ),
-    "huge-k": (GOOD, [], r"`k` must be an integer in \[2, n_records=12\], got 1000"),
-    "k-one": (GOOD, [], r"`k` must be an integer in \[2, n_records=12\], got 1$"),
+    "huge-k": (GOOD, [], r"`--k` must be an integer in \[2, n_records=12\], got 1000"),
+    "k-one": (GOOD, [], r"`--k` must be an integer in \[2, n_records=12\], got 1$"),
     "empty-file": ("", [], r"data\.csv: the file is empty"),
     "whitespace-only-file": (" \n\t\n\n", [], r"data\.csv: the file is empty"),
     "header-only": (HEADER + "\n", [], r"data\.csv: the table has a header but no records"),

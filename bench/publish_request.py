@@ -1,0 +1,293 @@
+"""A publishing request, validated before any data is read (:func:`check_request`), and the
+data it publishes (:class:`Source`).
+
+:func:`check_request` checks the options alone: the algorithm and its problem (k-anonymity,
+l-diversity by suppression, or the clustering problems r-gather and r-cellular), ``k`` (or the
+cluster size ``r``, at least 2: with r = 1 every record would be published as it is) or ``l``,
+the privacy models, the suppression limit (a fraction in [0, 1)) and the metric. An option the
+algorithm does not take (its declared signature) is refused, naming the option, the algorithm and
+the algorithms of its problem that take it. Messages name each option as the caller spells it
+(``names``: ``max_suppression`` in Python, ``--max-suppression`` on the command line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from anonratio.bench.declarations import Algorithm
+from anonratio.instances.privacy import PrivacyModel
+from anonratio.instances.validation import (
+    check_choice,
+    check_instance,
+    check_int,
+    check_number,
+    check_time_limit,
+)
+
+__all__ = [
+    "Request",
+    "Source",
+    "check_request",
+    "check_qi",
+    "CLUSTER_PROBLEMS",
+    "OPTION_WHAT",
+]
+
+#: the clustering problems whose algorithms publish cluster centers (``k`` is their ``r``)
+CLUSTER_PROBLEMS = ("r-gather", "r-cellular")
+
+#: the problems :func:`publish` publishes
+PUBLISHED_PROBLEMS = ("k-anonymity", "l-diversity", *CLUSTER_PROBLEMS)
+
+#: what each algorithm option asks of an algorithm, for the message refusing it
+OPTION_WHAT = {
+    "privacy": "privacy models beyond k-anonymity",
+    "max_suppression": "tuple suppression",
+    "metric": "a utility metric to optimize",
+}
+
+#: the option names of the Python API (the command line passes its own, ``--max-suppression``)
+API_NAMES: Mapping[str, str] = {}
+
+
+@dataclass(frozen=True)
+class Request:
+    """A validated publishing request (:func:`check_request`); ``names`` spell the options."""
+
+    problem: str
+    algorithm: Algorithm
+    qi: tuple[str, ...]
+    k: int | None
+    l: int | None
+    sensitive: str | None
+    models: tuple[PrivacyModel, ...]
+    options: Mapping[str, Any]
+    max_suppression: float
+    keep_suppressed: bool
+    hierarchies: Any
+    model: str
+    weights: Any
+    scaling: str
+    seed: int | None
+    time_limit: float
+    names: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    def name(self, option: str) -> str:
+        """The option as the caller spells it, quoted: ```--max-suppression```."""
+        return f"`{self.names.get(option, option)}`"
+
+    @property
+    def clustering(self) -> bool:
+        return self.problem in CLUSTER_PROBLEMS
+
+
+@dataclass(frozen=True)
+class Source:
+    """The data to publish: ``frame`` (never modified; the published table keeps its columns and
+    the order of its rows), ``name`` and ``lines`` for messages (a file and the line of each row),
+    and ``table``, which builds the :class:`~anonratio.instances.Table` of the QI and sensitive
+    columns (``table(qi=, sensitive=, hierarchies=, weights=)``)."""
+
+    frame: pd.DataFrame
+    table: Callable[..., Any]
+    name: str = "df"
+    lines: Sequence[int] | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# validation: the options alone
+# ---------------------------------------------------------------------------------------------
+def check_qi(qi: Any, name: str = "qi") -> list[str]:
+    """``qi`` as a list of column names: one name, or a list or tuple of them, at least one."""
+    if isinstance(qi, str):
+        qi = [qi]
+    if not isinstance(qi, list | tuple):
+        raise TypeError(
+            f"`{name}` must be a column name or a list of column names, got "
+            f"{type(qi).__name__} {qi!r}"
+        )
+    if not qi:
+        raise ValueError(f"`{name}` must name at least one column")
+    return list(qi)
+
+
+def _models(privacy: Any, request_name: Callable[[str], str]) -> list[PrivacyModel]:
+    from anonratio.instances.privacy_specs import parse_privacy
+
+    if privacy is None:
+        return []
+    items = [privacy] if isinstance(privacy, str | PrivacyModel) else list(privacy)
+    models = []
+    for p in items:
+        if isinstance(p, str):
+            try:
+                models.append(parse_privacy(p))
+            except ValueError as exc:
+                raise ValueError(f"{request_name('privacy')} {p!r}: {exc}") from None
+        else:
+            models.append(check_instance(p, PrivacyModel, "privacy"))
+    return models
+
+
+def _refuse_unsupported(algo: Algorithm, options: Mapping[str, Any], name: Callable) -> None:
+    """Refuse an option the algorithm does not take (its declared signature), naming the option,
+    the algorithm and those of its problem that take it."""
+    from anonratio.bench.registry import REGISTRY
+
+    for option in options:
+        if option in algo._accepts:
+            continue
+        takers = [
+            a.name for a in REGISTRY.values() if a.problem == algo.problem and option in a._accepts
+        ]
+        hint = (
+            f"algorithms that take it: {', '.join(takers)}"
+            if takers
+            else f"no {algo.problem} algorithm takes it"
+        )
+        raise ValueError(
+            f"{name(option)} is not supported by algorithm {algo.name!r}, which does not take "
+            f"{OPTION_WHAT[option]}; {hint}"
+        )
+
+
+def _check_size(request_k: Any, name: str, clustering: bool) -> int:
+    """``k`` an integer; the cluster size r at least 2 (r = 1 would publish every record as it
+    is). The range ``[2, n_records]`` is checked once the data is read."""
+    if clustering and (not isinstance(request_k, int | np.integer) or request_k < 2):
+        raise ValueError(
+            f"`{name}` must be an integer >= 2 to publish clusters (with r = 1 every record is "
+            f"its own cluster and is published as it is), got {request_k!r}"
+        )
+    return check_int(name, request_k)
+
+
+def check_request(
+    *,
+    qi: Any,
+    k: Any = None,
+    l: Any = None,
+    algorithm: str | None = None,
+    sensitive: str | None = None,
+    privacy: Any = None,
+    max_suppression: Any = 0.0,
+    metric: str | None = None,
+    hierarchies: Any = None,
+    model: str | None = None,
+    weights: Any = None,
+    scaling: str = "standard",
+    keep_suppressed: bool = False,
+    seed: Any = 0,
+    time_limit: Any = 60.0,
+    names: Mapping[str, str] | None = None,
+) -> Request:
+    """Validate a publishing request before any data is read (see the module docstring).
+
+    ``algorithm`` defaults to ``tp-plus`` with ``l`` and ``forest`` otherwise; ``names`` maps an
+    option to its spelling in messages. Raises ``ValueError`` (``TypeError`` for an argument of
+    the wrong kind) with one line naming the option, the value and the rule.
+    """
+    from anonratio.bench.registry import get_algorithm
+    from anonratio.solvers.kanonymity.full_domain import NODE_METRICS
+
+    names = dict(names or API_NAMES)
+
+    def name(option: str) -> str:
+        return f"`{names.get(option, option)}`"
+
+    qi = check_qi(qi, names.get("qi", "qi"))
+    if (k is None) == (l is None):
+        raise ValueError(
+            f"give one of {name('k')} (k-anonymity, or the cluster size r) and {name('l')} "
+            "(l-diversity)"
+        )
+    if algorithm is None:
+        algorithm = "tp-plus" if l is not None else "forest"
+    algo = get_algorithm(check_instance(algorithm, str, names.get("algorithm", "algorithm")))
+    problem = algo.problem
+    if problem not in PUBLISHED_PROBLEMS:
+        raise ValueError(
+            f"algorithm {algo.name!r} solves {problem}; anonymize publishes k-anonymity, "
+            f"l-diversity and the clustering problems {list(CLUSTER_PROBLEMS)}"
+        )
+    if l is not None and problem != "l-diversity":
+        raise ValueError(f"algorithm {algo.name!r} solves {problem}, not l-diversity")
+    if problem == "l-diversity" and l is None:
+        raise ValueError(f"algorithm {algo.name!r} solves l-diversity: give {name('l')}")
+    if sensitive is not None:
+        sensitive = check_instance(sensitive, str, names.get("sensitive", "sensitive"))
+    if sensitive is not None and sensitive in qi:
+        raise ValueError(
+            f"{name('sensitive')} column {sensitive!r} is also in {name('qi')}: a column is "
+            "either a quasi-identifier or the sensitive attribute"
+        )
+    if l is not None:
+        l = check_int(names.get("l", "l"), l, low=2)
+        if sensitive is None:
+            raise ValueError(
+                f"{name('l')} needs {name('sensitive')}, the column whose values must be diverse"
+            )
+    else:
+        k = _check_size(k, names.get("k", "k"), problem in CLUSTER_PROBLEMS)
+    plain = (None, "suppression") if problem == "l-diversity" else (None,)
+    given = {"hierarchies": bool(hierarchies), "model": model not in plain}
+    given.update(weights=weights is not None, keep_suppressed=keep_suppressed is True)
+    if problem != "k-anonymity" and any(given.values()):
+        why = (
+            "l-diversity publishes by suppression"
+            if problem == "l-diversity"
+            else f"{algo.name!r} clusters numeric quasi-identifiers"
+        )
+        options = " and ".join(name(o) for o, v in given.items() if v)
+        raise ValueError(
+            f"{options} {'are' if ' and ' in options else 'is'} for k-anonymity: {why}"
+        )
+    models = _models(privacy, name)
+    if models and sensitive is None:
+        raise ValueError(f"{name('privacy')} {models[0].spec} needs {name('sensitive')}")
+    max_suppression = check_number(
+        names.get("max_suppression", "max_suppression"),
+        0.0 if max_suppression is None else max_suppression,
+        low=0,
+        high=1,
+        closed="left",
+    )
+    if metric is not None:
+        metric = check_choice(names.get("metric", "metric"), metric, NODE_METRICS)
+    options: dict[str, Any] = {}
+    if models:
+        options["privacy"] = models
+    if max_suppression > 0:
+        options["max_suppression"] = max_suppression
+    if metric is not None:
+        options["metric"] = metric
+    _refuse_unsupported(algo, options, name)
+    return Request(
+        problem=problem,
+        algorithm=algo,
+        qi=tuple(qi),
+        k=k,
+        l=l,
+        sensitive=sensitive,
+        models=tuple(models),
+        options=options,
+        max_suppression=max_suppression,
+        keep_suppressed=check_instance(keep_suppressed, bool, "keep_suppressed"),
+        hierarchies=hierarchies,
+        model=check_choice(
+            names.get("model", "model"),
+            model or ("generalization" if hierarchies else "suppression"),
+            ("generalization", "suppression"),
+        ),
+        weights=weights,
+        scaling=check_choice(
+            names.get("scaling", "scaling"), scaling, ("standard", "range", "none")
+        ),
+        seed=check_int(names.get("seed", "seed"), seed, low=0, allow_none=True),
+        time_limit=check_time_limit(time_limit, name=names.get("time_limit", "time_limit")),
+        names=names,
+    )
