@@ -40,7 +40,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from anonratio.bench.gate_baseline import DEFAULT_BASELINE, load_baseline, write_baseline
+from anonratio.bench.gate_baseline import (
+    DEFAULT_BASELINE,
+    check_entries,
+    load_baseline,
+    write_baseline,
+)
 from anonratio.bench.record import algorithm_seed, package_version
 from anonratio.bench.reference import ALL_REFERENCE, load_reference, reference_instance
 from anonratio.instances import instance_id, verify
@@ -210,6 +215,7 @@ def compare(
     """
     if not (isinstance(tolerance, int | float) and math.isfinite(tolerance) and tolerance >= 0):
         raise ValueError(f"`tolerance` must be a number >= 0, got {tolerance!r}")
+    check_entries(baseline)
     out, seen = [], set()
     for row in rows:
         base = baseline.get(row["algorithm"], {}).get(row["instance"])

@@ -20,15 +20,31 @@ from anonratio.bench.record import package_version
 from anonratio.instances.errors import InstanceFormatError
 from anonratio.instances.io import atomic_write
 
-__all__ = ["DEFAULT_BASELINE", "load_baseline", "write_baseline"]
+__all__ = ["DEFAULT_BASELINE", "check_entries", "load_baseline", "write_baseline"]
 
 DEFAULT_BASELINE = Path(__file__).resolve().parent.parent / "results" / "baselines" / "gate.json"
 
 
-def _check_entry(path: Path, alg: str, name: str, entry: Any) -> None:
+def check_entries(entries: Any, source: str = "<baseline>") -> dict[str, dict[str, Any]]:
+    """``entries`` (algorithm -> instance name -> entry), checked: ``InstanceFormatError``
+    naming ``source`` and the entry for anything but objects with a finite ``ratio >= 0``."""
+    if not isinstance(entries, Mapping):
+        raise InstanceFormatError(f"{source}: not a gate baseline (no `entries` object)")
+    for alg, by_instance in entries.items():
+        if not isinstance(by_instance, Mapping):
+            got = repr(by_instance)[:100]
+            raise InstanceFormatError(
+                f"{source}: entry {alg!r} must be an object of instance names, got {got}"
+            )
+        for name, entry in by_instance.items():
+            _check_entry(source, alg, name, entry)
+    return entries
+
+
+def _check_entry(path: str, alg: str, name: str, entry: Any) -> None:
     """Refuse a baseline entry that cannot be compared with (``InstanceFormatError``)."""
     where = f"{path}: entry {alg!r} / {name!r}"
-    if not isinstance(entry, dict):
+    if not isinstance(entry, Mapping):
         raise InstanceFormatError(f"{where} must be an object, got {repr(entry)[:100]}")
     ratio = entry.get("ratio")
     number = isinstance(ratio, int | float) and not isinstance(ratio, bool)
@@ -70,15 +86,7 @@ def load_baseline(path: str | Path | None = None) -> dict[str, dict[str, dict[st
     entries = doc.get("entries") if isinstance(doc, dict) else None
     if not isinstance(entries, dict):
         raise InstanceFormatError(f"{path}: not a gate baseline (no `entries` object)")
-    for alg, by_instance in entries.items():
-        if not isinstance(by_instance, dict):
-            got = repr(by_instance)[:100]
-            raise InstanceFormatError(
-                f"{path}: entry {alg!r} must be an object of instance names, got {got}"
-            )
-        for name, entry in by_instance.items():
-            _check_entry(path, alg, name, entry)
-    return entries
+    return check_entries(entries, str(path))
 
 
 def write_baseline(

@@ -230,3 +230,9 @@ def test_a_restricted_update_keeps_the_other_algorithms(tmp_path, capsys):
     assert {e["ratio"] for e in after["forest"].values()} == {
         e["ratio"] for e in before["forest"].values()
     }
+
+
+def test_compare_refuses_a_baseline_entry_without_a_ratio():
+    for bad in (math.nan, None, "1.5"):
+        with pytest.raises(InstanceFormatError, match=r"<baseline>: entry 'a' / 'i': `ratio`"):
+            gate.compare([_row(1.5)], {"a": {"i": {"ratio": bad, "instance_id": "x"}}})
