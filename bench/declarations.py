@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from numbers import Integral
 from typing import Any
 
 import numpy as np
+from anonratio.exact.options import run_deadline, seconds_left
 from anonratio.instances import Solution
 from anonratio.instances.validation import check_int, check_number, check_random_state
 
@@ -32,10 +34,15 @@ __all__ = [
     "no_guarantee",
     "needs_k",
     "certified_run",
+    "WARM_START_SHARE",
 ]
 
 #: the kinds of algorithm, as in the results' ``kind`` column
 KINDS = ("approximation", "heuristic", "exact")
+
+#: share of a run's time limit an exact model's warm start (its ``hint``) may take when the hint
+#: takes a time limit; the model gets the rest (:meth:`Algorithm.run`)
+WARM_START_SHARE = 0.3
 
 
 def exact_guarantee(instance: Any, solution: Solution | None = None) -> float:
@@ -53,7 +60,8 @@ def certified_run(
     start_share: float | None = None,
 ) -> Callable[..., Solution]:  # fmt: skip
     """The registry function of a ``*-certified`` algorithm: ``start``'s solution, then
-    ``certify``'s proven lower bound in the rest of ``time_limit``.
+    ``certify``'s proven lower bound in the rest of ``time_limit`` (one deadline from the call:
+    the start's time counts).
 
     ``start`` gets ``start_share * time_limit`` as its own ``time_limit`` when ``start_share``
     is given (a local search), else runs to its end (an approximation). ``doc`` is the
@@ -67,7 +75,7 @@ def certified_run(
             found = start(instance, seed=seed)
         else:
             found = start(instance, seed=seed, time_limit=start_share * time_limit)
-        left = max(0.0, time_limit - (time.perf_counter() - t0))
+        left = seconds_left(t0 + time_limit)
         return certify(instance, found, time_limit=left, seed=seed, algorithm=name, **options)
 
     def with_threads(
@@ -127,7 +135,9 @@ class Algorithm:
         its problem (``factor-2`` needs ``k = 2``).
     hint : callable, optional
         ``hint(instance, seed=...) -> Solution``: a starting solution passed as ``hint=``
-        (the zip-code CP-SAT model starts from the spanning-tree split).
+        (the zip-code CP-SAT model starts from the spanning-tree split), computed within the
+        run's time limit (:meth:`run`); a hint that takes ``time_limit`` gets
+        :data:`WARM_START_SHARE` of it.
     aliases : tuple of str
         Former names, still accepted by the CLI and :func:`~anonratio.bench.registry.get_algorithm`.
     gated : bool
@@ -178,6 +188,10 @@ class Algorithm:
             )
         return dataclasses.replace(self, options={**self.options, **options})
 
+    @cached_property
+    def _hint_takes_time_limit(self) -> bool:
+        return self.hint is not None and "time_limit" in inspect.signature(self.hint).parameters
+
     def run(
         self, instance: Any, *, seed: int | None = None, time_limit: float | None = None
     ) -> Solution:
@@ -186,17 +200,31 @@ class Algorithm:
         ``seed`` and ``time_limit`` are passed only to functions that take them (FOREST has no
         time limit; the kd-tree split is deterministic); exact models get ``threads=1``, since a
         sweep already runs its workers side by side.
+
+        ``time_limit`` covers the whole run, warm start included: one deadline, ``time_limit``
+        seconds from the call. A ``hint`` that takes a time limit gets
+        :data:`WARM_START_SHARE` of it (a local search); one that does not (an approximation)
+        runs to its end. The function then gets the time left until the deadline (at least a
+        millisecond: an exact model stopped at once returns the hint with ``time_limit``), and
+        every CP-SAT, HiGHS or CBC solve inside the run stops by the deadline, however long its
+        model took to build (:func:`~anonratio.exact.options.run_deadline`).
         """
+        t0 = time.perf_counter()
+        deadline = math.inf if time_limit is None else t0 + time_limit
         kwargs = dict(self.options)
         if "seed" in self._accepts:
             kwargs["seed"] = seed
-        if "time_limit" in self._accepts and time_limit is not None:
-            kwargs["time_limit"] = time_limit
         if "threads" in self._accepts:
             kwargs.setdefault("threads", 1)
-        if self.hint is not None:
-            kwargs["hint"] = self.hint(instance, seed=seed)
-        return self.function(instance, **kwargs)
+        with run_deadline(deadline):  # every solver inside stops by it
+            if self.hint is not None:
+                timed = {}
+                if time_limit is not None and self._hint_takes_time_limit:
+                    timed["time_limit"] = WARM_START_SHARE * time_limit
+                kwargs["hint"] = self.hint(instance, seed=seed, **timed)
+            if "time_limit" in self._accepts and time_limit is not None:
+                kwargs["time_limit"] = seconds_left(deadline)
+            return self.function(instance, **kwargs)
 
 
 _TRUE = {"true", "1", "yes", "on", "y", "t"}

@@ -8,6 +8,10 @@ Each solver's ``_solve_iv`` (or ``solve_iv``) checks the instance's class, then 
 
 from __future__ import annotations
 
+import contextlib
+import math
+from collections.abc import Iterator
+from contextvars import ContextVar
 from time import perf_counter
 from typing import Any
 
@@ -21,13 +25,40 @@ __all__ = [
     "check_hint_labels",
     "run_params",
     "seconds_left",
+    "run_deadline",
+    "within_run",
 ]
+
+#: the deadline of the run in progress (a ``perf_counter`` reading; inf outside any run)
+_RUN_DEADLINE: ContextVar[float] = ContextVar("anonratio_run_deadline", default=math.inf)
 
 
 def seconds_left(deadline: float) -> float:
     """Seconds left until ``deadline`` (a ``time.perf_counter`` reading), at least a millisecond:
     a solver's limit must be positive, even when the time ran out building its model."""
     return max(1e-3, deadline - perf_counter())
+
+
+@contextlib.contextmanager
+def run_deadline(deadline: float) -> Iterator[None]:
+    """Within the block, every solver run ends by ``deadline`` (a ``perf_counter`` reading) or by
+    an earlier one already set.
+
+    The registry's run of an algorithm (:meth:`anonratio.bench.declarations.Algorithm.run`) sets
+    its own deadline, so the time an exact model spends building itself, or a certified
+    algorithm its start, counts against the run's one time limit: :func:`~anonratio.exact.run.
+    run_cpsat` and :func:`~anonratio.exact.pulp_run.run_pulp` stop by :func:`within_run`.
+    """
+    token = _RUN_DEADLINE.set(min(float(deadline), _RUN_DEADLINE.get()))
+    try:
+        yield
+    finally:
+        _RUN_DEADLINE.reset(token)
+
+
+def within_run(deadline: float) -> float:
+    """``deadline``, or the enclosing :func:`run_deadline`'s when that comes first."""
+    return min(deadline, _RUN_DEADLINE.get())
 
 
 def check_run_options(time_limit: Any, seed: Any, threads: Any) -> tuple[float, int, int]:

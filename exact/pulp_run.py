@@ -22,7 +22,7 @@ from ortools.sat.python import cp_model  # noqa: F401  before pulp: see anonrati
 
 # isort: split
 import pulp
-from anonratio.exact.options import seconds_left
+from anonratio.exact.options import seconds_left, within_run
 from anonratio.exact.status import (
     HIGHS_PRESOLVE_RULES_OFF,
     RunResult,
@@ -264,7 +264,8 @@ def run_pulp(
         ``pulp.HiGHS`` (in process, through highspy) or ``pulp.PULP_CBC_CMD`` (PuLP's CBC binary).
     time_limit : float
         Seconds from the call, PuLP's copy of the model to the solver included (HiGHS
-        ``time_limit``, CBC ``-sec``, set to what is left when the solver starts).
+        ``time_limit``, CBC ``-sec``, set to what is left when the solver starts); no later than
+        the run's deadline when one is set (:func:`~anonratio.exact.options.run_deadline`).
     seed : int
         HiGHS ``random_seed``; CBC ``randomCbcSeed`` = ``seed + 1`` (CBC reads 0 as "seed from
         the clock").
@@ -291,7 +292,7 @@ def run_pulp(
         raise ValueError(f"`solver` must be one of {PULP_SOLVERS}, got {solver!r}")
     t0 = perf_counter()
     options = {
-        "deadline": t0 + time_limit,
+        "deadline": within_run(t0 + time_limit),
         "seed": seed,
         "threads": threads,
         "abs_gap": 1.0 - 1e-6 if integral else 1e-9,

@@ -42,7 +42,7 @@ from typing import Any
 from ortools.sat.python import cp_model  # before pulp: see Notes
 
 # isort: split
-from anonratio.exact.options import check_run_options
+from anonratio.exact.options import check_run_options, seconds_left, within_run
 from anonratio.exact.pulp_run import PULP_SOLVERS, run_pulp
 from anonratio.exact.status import (
     HIGHS_LIMITS,
@@ -122,7 +122,8 @@ def run_cpsat(
     ----------
     model : ortools.sat.python.cp_model.CpModel
     time_limit : float
-        ``max_time_in_seconds``.
+        ``max_time_in_seconds``; no later than the run's deadline when one is set
+        (:func:`~anonratio.exact.options.run_deadline`).
     seed : int
         ``random_seed``.
     threads : int
@@ -148,6 +149,7 @@ def run_cpsat(
     >>> run.status, run.objective, run.bound, run.value(x)
     ('optimal', 3.0, 3.0, 3)
     """
+    time_limit = seconds_left(within_run(perf_counter() + time_limit))
     solver = _cpsat_solver(time_limit, seed, threads, log, parameters)
     proto = model.proto
     integral = not proto.has_floating_point_objective()

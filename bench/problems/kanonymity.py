@@ -264,10 +264,14 @@ certified_search = certified_run(
 )
 
 
-def _best_known_hint(instance, seed=None):
+#: longest the exact models' warm start runs, whatever share of the run's limit it is given
+HINT_MAX_S = 10.0
+
+
+def _best_known_hint(instance, seed=None, time_limit=HINT_MAX_S):
     """The exact models' warm start: local search from the cheaper of FOREST's and the box
-    greedy's partitions (at most 10 s)."""
-    return local_search(instance, seed=seed, time_limit=10.0)
+    greedy's partitions, for its share of the run's ``time_limit`` (at most ``HINT_MAX_S``)."""
+    return local_search(instance, seed=seed, time_limit=min(HINT_MAX_S, time_limit))
 
 
 def _forest_guarantee(instance, solution=None):

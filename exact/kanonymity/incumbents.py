@@ -100,10 +100,13 @@ def greedy_incumbent(d: KAnonData, deadline: float | None = None) -> Incumbent |
     return _incumbent(d, groups)
 
 
-def nn_groups(d: KAnonData) -> Columns:
-    """For every unique record, the group of ``k`` copies nearest to it (starting columns)."""
+def nn_groups(d: KAnonData, deadline: float | None = None) -> Columns:
+    """For every unique record, the group of ``k`` copies nearest to it (starting columns); only
+    the records reached before ``deadline`` (a ``perf_counter`` reading) when it passes first."""
     rows = []
     for i in range(d.u):
+        if deadline is not None and perf_counter() > deadline:
+            break
         rec, take = _fill(_nearest_first(d, i, d.counts), d.counts, d.k)
         row = np.full(d.width, -1, dtype=np.int64)
         row[: d.k] = np.sort(np.repeat(rec, take))

@@ -266,7 +266,8 @@ def _bound_phase(d, st, *, t0, time_limit, bound=None):
             cg_lp=found.lp_value, time_bound=perf_counter() - t0,
         )  # fmt: skip
         return center, base
-    starts = [initial_pool(d, deadline=t0 + 0.25 * time_limit), nn_groups(d)]
+    deadline = t0 + 0.25 * time_limit
+    starts = [initial_pool(d, deadline=deadline), nn_groups(d, deadline=deadline)]
     pool = Columns.concat(starts + ([st.inc.columns] if st.inc else []), d.width)
     center, base, pool, cg_info = column_generation(d, pool, deadline=t0 + 0.5 * time_limit)
     st.bound = roundup(max(base, d.lb_nn))

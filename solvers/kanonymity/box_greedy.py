@@ -34,7 +34,7 @@ from anonratio.instances.errors import UnsupportedInstanceError
 from anonratio.instances.validation import check_instance, check_seed
 from anonratio.solvers.kanonymity.group_objective import labels_cost
 
-__all__ = ["box_greedy", "lattice_size", "unsupported"]
+__all__ = ["box_greedy", "box_greedy_until", "lattice_size", "unsupported"]
 
 ALGORITHM = "kanon-box-greedy"
 
@@ -88,6 +88,20 @@ def box_greedy(
     ``u'`` unique records still free at each: the free records thin out fast, as the cheap nodes
     take most of them.
     """
+    solution = box_greedy_until(instance, np.inf, seed=seed)
+    assert solution is not None  # no deadline
+    return solution
+
+
+def box_greedy_until(
+    instance: KAnonymityInstance,
+    deadline: float,
+    *,
+    seed: int | np.random.Generator | None = None,
+) -> Solution | None:
+    """:func:`box_greedy`, or None when ``deadline`` (a ``time.perf_counter`` reading) passes
+    before it ends; checked at every lattice node, so a start within a time limit (the local
+    search's) stops there."""
     check_instance(instance, KAnonymityInstance)
     check_seed(seed)
     t0 = time.perf_counter()
@@ -95,7 +109,10 @@ def box_greedy(
     if reason is not None:
         raise UnsupportedInstanceError(f"instance: {reason} for the box greedy")
     unique, inverse, counts = instance.unique_records
-    box, price, visited = _boxes(instance, unique, np.asarray(counts, dtype=np.int64))
+    found = _boxes(instance, unique, np.asarray(counts, dtype=np.int64), deadline)
+    if found is None:
+        return None
+    box, price, visited = found
     labels, leftover = _cut(box, np.asarray(inverse, dtype=np.int64), instance)
     return Solution(
         labels,
@@ -109,9 +126,9 @@ def box_greedy(
     )
 
 
-def _boxes(instance, unique, counts):
+def _boxes(instance, unique, counts, deadline):
     """``(box, price, visited)``: the box each unique record is taken in (-1: none), each
-    box's node price, and the nodes visited."""
+    box's node price, and the nodes visited; None when ``deadline`` passes first."""
     k = instance.k
     hs = instance.hierarchies
     heights = [h.height for h in hs]
@@ -131,6 +148,8 @@ def _boxes(instance, unique, counts):
     for node in np.argsort(node_cost, kind="stable"):
         if counts[free].sum() < k:
             break
+        if time.perf_counter() > deadline:
+            return None
         visited += 1
         level = nodes[node]
         codes, n_box = _node_boxes(ids, radix, level)

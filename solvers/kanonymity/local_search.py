@@ -4,12 +4,12 @@ greedy's.
 A heuristic without a guarantee of its own, beyond never being worse than FOREST. It has two
 starts: FOREST's partition (cost at most max(2k − 1, 3k − 5) · OPT, Aggarwal et al. 2005) and the
 box greedy's (:mod:`~anonratio.solvers.kanonymity.box_greedy`, where the generalization lattice
-has at most ``MAX_NODES`` nodes). From the cheaper first, then from the other while the time
-lasts, three moves improve the partition until none does; the cheapest result is returned. On
-tables with hierarchies the box greedy's start is far the cheaper (UCI Adult, k = 5: 21,805
-against FOREST's 35,862; a generated table of 10^5 records: 338,576 against 595,248), and the
-moves end far lower from it than from FOREST's (432,382 on that table); on small tables either
-descent may end lower, so both run.
+has at most ``MAX_NODES`` nodes and the greedy ends within the time limit). From the cheaper
+first, then from the other while the time lasts, three moves improve the partition until none
+does; the cheapest result is returned. On tables with hierarchies the box greedy's start is far
+the cheaper (UCI Adult, k = 5: 21,805 against FOREST's 35,862; a generated table of 10^5
+records: 338,576 against 595,248), and the moves end far lower from it than from FOREST's
+(432,382 on that table); on small tables either descent may end lower, so both run.
 
 * **Relocate** a record from a group of more than ``k`` records to the group of one of its
   ``k − 1`` nearest neighbours, when the two groups' costs fall. All candidate moves of a round
@@ -38,7 +38,7 @@ import numpy as np
 from anonratio.instances import KAnonymityInstance, Solution, verify
 from anonratio.instances.kanonymity.instance import member_costs
 from anonratio.instances.validation import check_instance, check_number, check_seed
-from anonratio.solvers.kanonymity.box_greedy import box_greedy, unsupported
+from anonratio.solvers.kanonymity.box_greedy import box_greedy_until, unsupported
 from anonratio.solvers.kanonymity.exchange import MAX_UNION, best_pair_splits
 from anonratio.solvers.kanonymity.forest import forest
 from anonratio.solvers.kanonymity.group_objective import labels_cost
@@ -227,8 +227,10 @@ def local_search(
     seed : int, numpy.random.Generator or None
         Passed to FOREST (recorded; the box greedy and the search are deterministic).
     time_limit : float
-        Seconds (> 0) for both descents; checked between rounds, so a round may run past it.
-        The first descent always runs; the second only while time is left.
+        Seconds (> 0) for the whole search, from its start: FOREST always runs, the box greedy
+        only until the limit (checked at every lattice node), then the descents, checked
+        between rounds, so a round may run past it. The first descent always runs; the second
+        only while time is left.
     start : Solution or array of int, optional
         A feasible partition to descend from instead of the two starts (e.g. to study the
         moves): the result is then never worse than it, and FOREST's guarantee no longer
@@ -242,8 +244,8 @@ def local_search(
         ``start``); ``info``: ``start``, the start of the partition returned (``"forest"``,
         ``"box-greedy"`` or ``"given"``), ``start_cost`` (that start's cost), ``descended`` (the
         starts descended from, in order), ``forest_cost``, ``box_greedy_cost`` (None when the
-        lattice is too large; both None with ``start``), and ``rounds``, ``relocations``,
-        ``splits``, ``exchanges`` over both descents.
+        lattice is too large or the time limit came first; both None with ``start``), and
+        ``rounds``, ``relocations``, ``splits``, ``exchanges`` over both descents.
 
     Raises
     ------
@@ -273,8 +275,8 @@ def local_search(
         first = forest(instance, seed=seed)
         starts = [("forest", first.labels, first.objective)]
         forest_cost, bound = first.objective, first.lower_bound
-        if unsupported(instance) is None:
-            greedy = box_greedy(instance, seed=seed)
+        greedy = None if unsupported(instance) else box_greedy_until(instance, deadline, seed=seed)
+        if greedy is not None:
             greedy_cost = greedy.objective
             starts.append(("box-greedy", greedy.labels, greedy.objective))
         starts.sort(key=lambda s: s[2])  # the cheaper first (stable: FOREST on a tie)

@@ -7,7 +7,7 @@ from anonratio.bench.registry import REGISTRY, generate
 from anonratio.instances import KAnonymityInstance, Table, verify
 from anonratio.instances.errors import UnsupportedInstanceError
 from anonratio.solvers.kanonymity import box_greedy as module
-from anonratio.solvers.kanonymity.box_greedy import box_greedy, lattice_size
+from anonratio.solvers.kanonymity.box_greedy import box_greedy, box_greedy_until, lattice_size
 from bruteforce import kanonymity_optimum, small_kanonymity_instance
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -93,3 +93,10 @@ def test_the_registry_declares_the_lattice_it_needs(monkeypatch):
     monkeypatch.setattr(module, "MAX_NODES", 1)
     expected = f"the generalization lattice has {lattice_size(inst)} nodes, more than MAX_NODES=1"
     assert alg.requires(inst) == expected
+
+
+def test_until_a_deadline_stops_there_or_gives_the_whole_greedy():
+    inst, _ = generate("kanon-random", seed=1, n=60, k=3)
+    assert box_greedy_until(inst, -np.inf) is None  # the deadline passed before the first node
+    whole, until = box_greedy(inst), box_greedy_until(inst, np.inf)
+    assert np.array_equal(whole.labels, until.labels) and whole.objective == until.objective

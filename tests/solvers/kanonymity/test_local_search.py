@@ -123,3 +123,12 @@ def test_a_lattice_too_large_for_the_box_greedy_leaves_forest_alone(monkeypatch)
     _check(inst, sol)
     assert sol.info["descended"] == ["forest"] and sol.info["box_greedy_cost"] is None
     assert sol.info["start"] == "forest"
+
+
+def test_the_box_greedy_start_ends_at_the_time_limit():
+    # the box greedy is a start of the search, so it counts against the search's time limit
+    inst, _ = generate("kanon-random", seed=1, n=60, k=3)
+    sol = local_search(inst, seed=0, time_limit=1e-6)
+    _check(inst, sol)
+    assert sol.info["box_greedy_cost"] is None and sol.info["descended"] == ["forest"]
+    assert sol.info["rounds"] == 0
