@@ -98,7 +98,7 @@ def check_satisfiable(request: Request, table: Any) -> None:
             continue
         check = model.check(whole, codes, n_values=n_values)
         if not check.satisfied:
-            distinct = "" if codes is None else (
+            distinct = "" if codes is None or not model.needs_sensitive else (
                 f"; the sensitive column {request.sensitive!r} has "
                 f"{np.unique(codes).size} distinct values"
             )  # fmt: skip
@@ -173,9 +173,11 @@ def build_instance(request: Request, source: Source) -> Any:
 # ---------------------------------------------------------------------------------------------
 # the release and its checks
 # ---------------------------------------------------------------------------------------------
-def _kept_rows(published: pd.DataFrame, source: Source, withheld: np.ndarray) -> pd.DataFrame:
-    """The published rows of the records kept, checked against the input: its columns, and the
-    kept records in order with their cells outside the QI unchanged."""
+def _kept_rows(
+    published: pd.DataFrame, source: Source, withheld: np.ndarray, qi: list[str]
+) -> pd.DataFrame:
+    """The published rows of the records kept, checked against the input: its columns, the kept
+    records in order, their cells outside the QI unchanged."""
     from anonratio.bench.cli_common import RunFailure
 
     frame, n = source.frame, len(source.frame)
@@ -183,6 +185,10 @@ def _kept_rows(published: pd.DataFrame, source: Source, withheld: np.ndarray) ->
     if list(published.columns) != list(frame.columns) or len(published) not in (n, kept.size):
         raise RunFailure("the published table does not have the input's columns and kept rows")
     rows = published.iloc[kept] if len(published) == n else published
+    rest = [c for c in frame.columns if c not in qi]
+    mine = rows[rest].astype(str).reset_index(drop=True)
+    if not mine.equals(frame.iloc[kept][rest].astype(str).reset_index(drop=True)):
+        raise RunFailure("the published table changed a cell outside the quasi-identifiers")
     return rows
 
 
@@ -198,19 +204,8 @@ def check_release(
     equal QI cells form a class; the records a suppression limit withheld are in none. Returns
     the checks and the class sizes; ``InfeasibleSolutionError`` names the first model that fails.
     """
-    from anonratio.bench.cli_common import RunFailure
-
     qi = list(request.qi)
-    rows = _kept_rows(published, source, withheld)
-    rest = [c for c in source.frame.columns if c not in qi]
-    original = source.frame.iloc[np.flatnonzero(~withheld)]
-    if (
-        not rows[rest]
-        .astype(str)
-        .reset_index(drop=True)
-        .equals(original[rest].astype(str).reset_index(drop=True))
-    ):
-        raise RunFailure("the published table changed a cell outside the quasi-identifiers")
+    rows = _kept_rows(published, source, withheld, qi)
     classes = np.full(len(source.frame), -1, dtype=np.int64)
     classes[~withheld] = classes_of(rows, qi, suppressed=None)
     codes, n_values = sensitive

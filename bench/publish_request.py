@@ -115,6 +115,11 @@ def check_qi(qi: Any, name: str = "qi") -> list[str]:
     return list(qi)
 
 
+def _quoted(names: Mapping[str, str]) -> Callable[[str], str]:
+    """``option -> `spelling``` for messages (the option itself when ``names`` lacks it)."""
+    return lambda option: f"`{names.get(option, option)}`"
+
+
 def _models(privacy: Any, request_name: Callable[[str], str]) -> list[PrivacyModel]:
     from anonratio.instances.privacy_specs import parse_privacy
 
@@ -166,6 +171,71 @@ def _check_size(request_k: Any, name: str, clustering: bool) -> int:
     return check_int(name, request_k)
 
 
+def _algorithm(k: Any, l: Any, algorithm: Any, names: Mapping[str, str]) -> Algorithm:
+    """The registered algorithm (``tp-plus`` with ``l``, else ``forest``) if its problem is
+    published and matches ``k`` or ``l``."""
+    from anonratio.bench.registry import get_algorithm
+
+    name = _quoted(names)
+    if (k is None) == (l is None):
+        raise ValueError(
+            f"give one of {name('k')} (k-anonymity, or the cluster size r) and {name('l')} "
+            "(l-diversity)"
+        )
+    if algorithm is None:
+        algorithm = "tp-plus" if l is not None else "forest"
+    algo = get_algorithm(check_instance(algorithm, str, names.get("algorithm", "algorithm")))
+    if algo.problem not in PUBLISHED_PROBLEMS:
+        raise ValueError(
+            f"algorithm {algo.name!r} solves {algo.problem}; anonymize publishes k-anonymity, "
+            f"l-diversity and the clustering problems {list(CLUSTER_PROBLEMS)}"
+        )
+    if l is not None and algo.problem != "l-diversity":
+        raise ValueError(f"algorithm {algo.name!r} solves {algo.problem}, not l-diversity")
+    if algo.problem == "l-diversity" and l is None:
+        raise ValueError(f"algorithm {algo.name!r} solves l-diversity: give {name('l')}")
+    return algo
+
+
+def _refuse_k_anonymity_options(algo: Algorithm, name: Callable[[str], str], **given: Any) -> None:
+    """Refuse the options of k-anonymity publishing (``given``: whether each was asked for) on
+    the l-diversity and clustering paths."""
+    if algo.problem == "k-anonymity" or not any(given.values()):
+        return
+    why = (
+        "l-diversity publishes by suppression"
+        if algo.problem == "l-diversity"
+        else f"{algo.name!r} clusters numeric quasi-identifiers"
+    )
+    options = " and ".join(name(o) for o, v in given.items() if v)
+    raise ValueError(f"{options} {'are' if ' and ' in options else 'is'} for k-anonymity: {why}")
+
+
+def _algorithm_options(
+    algo: Algorithm, models: list, max_suppression: Any, metric: Any, names: Mapping[str, str]
+) -> tuple[dict[str, Any], float]:
+    """The options the algorithm must enforce (privacy, max_suppression, metric), checked, and
+    the suppression limit; an option it does not take is refused."""
+    from anonratio.solvers.kanonymity.full_domain import NODE_METRICS
+
+    limit = check_number(
+        names.get("max_suppression", "max_suppression"),
+        0.0 if max_suppression is None else max_suppression,
+        low=0,
+        high=1,
+        closed="left",
+    )
+    options: dict[str, Any] = {}
+    if models:
+        options["privacy"] = models
+    if limit > 0:
+        options["max_suppression"] = limit
+    if metric is not None:
+        options["metric"] = check_choice(names.get("metric", "metric"), metric, NODE_METRICS)
+    _refuse_unsupported(algo, options, _quoted(names))
+    return options, limit
+
+
 def check_request(
     *,
     qi: Any,
@@ -191,33 +261,11 @@ def check_request(
     option to its spelling in messages. Raises ``ValueError`` (``TypeError`` for an argument of
     the wrong kind) with one line naming the option, the value and the rule.
     """
-    from anonratio.bench.registry import get_algorithm
-    from anonratio.solvers.kanonymity.full_domain import NODE_METRICS
-
     names = dict(names or API_NAMES)
-
-    def name(option: str) -> str:
-        return f"`{names.get(option, option)}`"
+    name = _quoted(names)
 
     qi = check_qi(qi, names.get("qi", "qi"))
-    if (k is None) == (l is None):
-        raise ValueError(
-            f"give one of {name('k')} (k-anonymity, or the cluster size r) and {name('l')} "
-            "(l-diversity)"
-        )
-    if algorithm is None:
-        algorithm = "tp-plus" if l is not None else "forest"
-    algo = get_algorithm(check_instance(algorithm, str, names.get("algorithm", "algorithm")))
-    problem = algo.problem
-    if problem not in PUBLISHED_PROBLEMS:
-        raise ValueError(
-            f"algorithm {algo.name!r} solves {problem}; anonymize publishes k-anonymity, "
-            f"l-diversity and the clustering problems {list(CLUSTER_PROBLEMS)}"
-        )
-    if l is not None and problem != "l-diversity":
-        raise ValueError(f"algorithm {algo.name!r} solves {problem}, not l-diversity")
-    if problem == "l-diversity" and l is None:
-        raise ValueError(f"algorithm {algo.name!r} solves l-diversity: give {name('l')}")
+    algo = _algorithm(k, l, algorithm, names)
     if sensitive is not None:
         sensitive = check_instance(sensitive, str, names.get("sensitive", "sensitive"))
     if sensitive is not None and sensitive in qi:
@@ -232,42 +280,21 @@ def check_request(
                 f"{name('l')} needs {name('sensitive')}, the column whose values must be diverse"
             )
     else:
-        k = _check_size(k, names.get("k", "k"), problem in CLUSTER_PROBLEMS)
-    plain = (None, "suppression") if problem == "l-diversity" else (None,)
-    given = {"hierarchies": bool(hierarchies), "model": model not in plain}
-    given.update(weights=weights is not None, keep_suppressed=keep_suppressed is True)
-    if problem != "k-anonymity" and any(given.values()):
-        why = (
-            "l-diversity publishes by suppression"
-            if problem == "l-diversity"
-            else f"{algo.name!r} clusters numeric quasi-identifiers"
-        )
-        options = " and ".join(name(o) for o, v in given.items() if v)
-        raise ValueError(
-            f"{options} {'are' if ' and ' in options else 'is'} for k-anonymity: {why}"
-        )
+        k = _check_size(k, names.get("k", "k"), algo.problem in CLUSTER_PROBLEMS)
+    _refuse_k_anonymity_options(
+        algo,
+        name,
+        hierarchies=bool(hierarchies),
+        model=model not in ((None, "suppression") if algo.problem == "l-diversity" else (None,)),
+        weights=weights is not None,
+        keep_suppressed=keep_suppressed is True,
+    )
     models = _models(privacy, name)
     if models and sensitive is None:
         raise ValueError(f"{name('privacy')} {models[0].spec} needs {name('sensitive')}")
-    max_suppression = check_number(
-        names.get("max_suppression", "max_suppression"),
-        0.0 if max_suppression is None else max_suppression,
-        low=0,
-        high=1,
-        closed="left",
-    )
-    if metric is not None:
-        metric = check_choice(names.get("metric", "metric"), metric, NODE_METRICS)
-    options: dict[str, Any] = {}
-    if models:
-        options["privacy"] = models
-    if max_suppression > 0:
-        options["max_suppression"] = max_suppression
-    if metric is not None:
-        options["metric"] = metric
-    _refuse_unsupported(algo, options, name)
+    options, limit = _algorithm_options(algo, models, max_suppression, metric, names)
     return Request(
-        problem=problem,
+        problem=algo.problem,
         algorithm=algo,
         qi=tuple(qi),
         k=k,
@@ -275,7 +302,7 @@ def check_request(
         sensitive=sensitive,
         models=tuple(models),
         options=options,
-        max_suppression=max_suppression,
+        max_suppression=limit,
         keep_suppressed=check_instance(keep_suppressed, bool, "keep_suppressed"),
         hierarchies=hierarchies,
         model=check_choice(
