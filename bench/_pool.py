@@ -2,10 +2,13 @@
 
 One forked process per task, at most ``n_jobs`` at a time, each with a hard wall-clock deadline
 (``time_limit + grace``; a worker past it is terminated and its row gets ``status="time_limit"``)
-and an optional address-space limit (``RLIMIT_AS``; a ``MemoryError`` or a worker that dies under
-the limit gives ``status="memory_limit"``). The worker reports the instance columns before the
-algorithm starts, so a killed run still knows its instance. Workers are forked (not spawned), so
-they inherit the parent's imports and registry.
+and an optional memory limit: the resident memory (RSS) a worker may add to its resident set at
+start. The parent reads each worker's peak resident set (``VmHWM`` and ``VmRSS`` in
+``/proc/<pid>/status``) every ``MEMORY_POLL_S`` seconds, and the worker checks its own before
+each report, so a run past the limit is stopped however short it is; its row gets
+``status="memory_limit"`` (as does a ``MemoryError``). The worker reports the instance columns
+before the algorithm starts, so a killed run still knows its instance. Workers are forked (not
+spawned), so they inherit the parent's imports and registry.
 
 ``on_done(index, row)`` is called in the parent as each task finishes (the durable journal of
 :mod:`anonratio.bench._sweep`). With a ``stop`` guard (:mod:`anonratio.bench._signals`) a SIGINT
@@ -30,19 +33,46 @@ from typing import Any
 
 from anonratio.bench._signals import SignalGuard, worker_signals
 
-__all__ = ["run_local", "run_dask", "proc_status_mb", "PeakMemory"]
+__all__ = ["run_local", "run_dask", "proc_status_mb", "PeakMemory", "MEMORY_POLL_S"]
+
+#: seconds between two reads of the workers' resident sets under a memory limit
+MEMORY_POLL_S = 0.05
 
 
-def proc_status_mb(field_name: str) -> float | None:
-    """A ``/proc/self/status`` field (``VmRSS``, ``VmHWM``, ``VmSize``) in MiB, or None."""
+def proc_status_mb(field_name: str, pid: int | str = "self") -> float | None:
+    """A ``/proc/<pid>/status`` field (``VmRSS``, ``VmHWM``, ``VmSize``) in MiB, or None (no
+    ``/proc``, a process gone)."""
     try:
-        with open("/proc/self/status") as fh:
+        with open(f"/proc/{pid}/status") as fh:
             for line in fh:
                 if line.startswith(field_name + ":"):
                     return int(line.split()[1]) / 1024.0
-    except OSError:
+    except (OSError, ValueError, IndexError):
         pass
     return None
+
+
+def _reset_peak() -> bool:
+    """Reset this process's ``VmHWM`` to its current resident size; False without ``/proc``."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        return False
+    return True
+
+
+def _resident_peak_mb(pid: int | str = "self") -> float | None:
+    """The process's peak resident set since its last ``clear_refs`` reset, in MiB."""
+    sizes = [v for v in (proc_status_mb("VmHWM", pid), proc_status_mb("VmRSS", pid)) if v]
+    return max(sizes) if sizes else None
+
+
+def _over_limit(text: str, grown: float, memory_limit_mb: float) -> str:
+    return (
+        f"{text}: its resident set grew by {grown:.1f} MiB, past the memory limit of "
+        f"{memory_limit_mb:g} MiB"
+    )
 
 
 class PeakMemory:
@@ -57,13 +87,9 @@ class PeakMemory:
 
     def __enter__(self) -> PeakMemory:
         self.proc = False
-        try:
-            with open("/proc/self/clear_refs", "w") as fh:
-                fh.write("5")  # reset VmHWM to the current resident size
+        if _reset_peak():
             self.start = proc_status_mb("VmRSS")
             self.proc = self.start is not None
-        except OSError:
-            pass
         if not self.proc:
             self.start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
         return self
@@ -76,15 +102,44 @@ class PeakMemory:
         return False
 
 
+class _MemoryLimitReached(Exception):
+    """The worker's own check found its resident set past the limit (it then stops)."""
+
+
+def _sender(conn, memory_limit_mb):
+    """``send(kind, payload)`` for the worker: first tells the parent the worker's resident set
+    at start (``"base"``); under a memory limit the worker then checks its own peak after each
+    report (``"start"``: the instance is known even to a run stopped) and before its result
+    (``"done"``), and once past the limit sends ``"memory"`` (the growth) and stops, so even a
+    run shorter than the parent's polling interval is caught."""
+    base = None
+    if memory_limit_mb is not None and _reset_peak():  # forget the parent's peak
+        base = proc_status_mb("VmRSS")
+    conn.send(("base", base))
+
+    def check():
+        peak = None if base is None else _resident_peak_mb()
+        if peak is not None and peak - base > memory_limit_mb:
+            conn.send(("memory", peak - base))
+            raise _MemoryLimitReached
+
+    def send(kind, payload):
+        if kind == "done":
+            check()
+        conn.send((kind, payload))
+        check()
+
+    return send
+
+
 def _worker(task, conn, memory_limit_mb, execute, parent):
     try:
         worker_signals(parent)
-        if memory_limit_mb is not None:
-            size = (proc_status_mb("VmSize") or 0.0) + float(memory_limit_mb)
-            limit = int(size * 1024 * 1024)
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        row = execute(task, report=lambda r: conn.send(("start", r)))
-        conn.send(("done", row))
+        send = _sender(conn, memory_limit_mb)
+        row = execute(task, report=lambda r: send("start", r))
+        send("done", row)
+    except _MemoryLimitReached:
+        pass
     except BaseException as exc:  # pragma: no cover - last resort, keep the parent informed
         try:
             conn.send(("crash", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
@@ -110,6 +165,8 @@ class _Job:
         self.deadline = self.start + self.span
         self.partial = blank_row(task)
         self.row = None
+        self.base = None  # the worker's resident set at start (MiB), once it said
+        self.grown = None  # its growth (MiB) once found past the memory limit
 
     def drain(self):
         """Read what the worker sent; True once the job is over."""
@@ -120,11 +177,25 @@ class _Job:
                     self.partial.update(payload)
                 elif kind == "done":
                     self.row = payload
+                elif kind == "base":
+                    self.base = payload
+                elif kind == "memory":
+                    self.grown = payload
+                    return True
                 else:
                     self.partial["error"] = f"worker crashed: {payload}"
         except (EOFError, OSError):
             return True
         return self.row is not None
+
+    def over_memory(self, memory_limit_mb):
+        """True when the worker's peak resident set has grown past ``memory_limit_mb``."""
+        if memory_limit_mb is None or self.base is None or self.row is not None:
+            return False
+        peak = _resident_peak_mb(self.proc.pid)
+        if peak is not None and peak - self.base > memory_limit_mb:
+            self.grown = peak - self.base
+        return self.grown is not None
 
     def finish(self, memory_limit_mb, timed_out=False):
         if self.proc.is_alive():
@@ -134,17 +205,20 @@ class _Job:
                 self.proc.kill()
         self.proc.join()
         self.recv.close()
-        if self.row is not None:
+        if self.row is not None and self.grown is None:
             return self.row
         row = self.partial
-        if timed_out:
+        if self.grown is not None:
+            row["status"] = "memory_limit"
+            row["time_s"] = time.monotonic() - self.start
+            row["error"] = _over_limit("stopped", self.grown, memory_limit_mb)
+        elif timed_out:
             row["status"] = "time_limit"
             row["time_s"] = time.monotonic() - self.start
             row["error"] = f"killed after the hard timeout ({self.span:.1f} s)"
         elif row.get("error") is None or not str(row["error"]).startswith("worker crashed"):
-            code = self.proc.exitcode
-            row["status"] = "memory_limit" if memory_limit_mb is not None else "error"
-            row["error"] = f"worker died without a result (exit code {code})"
+            row["status"] = "error"
+            row["error"] = f"worker died without a result (exit code {self.proc.exitcode})"
         return row
 
 
@@ -201,7 +275,8 @@ def run_local(
     n_jobs : int
         Workers running side by side.
     memory_limit_mb : float or None
-        Address space a worker may add to its size at start (``RLIMIT_AS``).
+        Resident memory (MiB) a worker may add to its resident set at start; a worker past it
+        is stopped and its run gets a ``memory_limit`` row.
     grace : float or None
         Seconds past ``time_limit`` before a worker is killed (None: ``10 + 0.2 time_limit``).
     bar : progress bar
@@ -247,6 +322,8 @@ def run_local(
                     g = grace if grace is not None else 10.0 + 0.2 * float(task.time_limit)
                     running.append(_Job(index, task, ctx, memory_limit_mb, g, execute, blank_row))
                 timeout = max(0.0, min(j.deadline for j in running) - time.monotonic())
+                if memory_limit_mb is not None:
+                    timeout = min(timeout, MEMORY_POLL_S)
                 ready = [j.recv for j in running] + [j.proc.sentinel for j in running]
                 wait(ready + ([stop] if stop is not None else []), timeout=timeout)
                 if stop is not None and stop.signum is not None:
@@ -256,6 +333,7 @@ def run_local(
                     over = job.drain()
                     if not over and not job.proc.is_alive():
                         over = job.drain() or True
+                    over = over or job.over_memory(memory_limit_mb)
                     timed_out = not over and time.monotonic() >= job.deadline
                     if over or timed_out:
                         done(job, job.finish(memory_limit_mb, timed_out=timed_out))

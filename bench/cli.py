@@ -139,7 +139,8 @@ def _add_run_and_report(sub: _Sub) -> None:
         "--memory-limit",
         type=_positive_float,
         metavar="MB",
-        help="address space a worker may add (RLIMIT_AS); a run over it is a memory_limit row",
+        help="resident memory a worker may add to its size at start; a worker past it is "
+        "stopped and its run is a memory_limit row",
     )
     _add_json(p)
 

@@ -8,7 +8,7 @@ schema: docs/architecture.md).
   never raise. :func:`run_and_finalize` adds the per-instance columns of that single run (what
   ``anonratio solve`` and ``anonratio anonymize`` print).
 * :func:`sweep` runs a list of :class:`Task` in local worker processes (a hard wall-clock
-  timeout, an optional address-space limit; tasks sharing a ``Task.batch`` key share a worker)
+  timeout, an optional resident-memory limit; tasks sharing a ``Task.batch`` key share a worker)
   or on a Dask cluster; a run that hangs or kills its worker gets its own failure row.
 * :func:`finalize` fills the per-instance columns: reference optimum, best valid lower bound,
   ratio and certified ratio.
@@ -453,8 +453,10 @@ def sweep(
     progress : bool
         Show a tqdm progress bar.
     memory_limit_mb : float, optional
-        Address space a local worker may add on top of its size at start
-        (``RLIMIT_AS``); a run that exceeds it becomes a ``memory_limit`` row.
+        Resident memory (MiB) a local worker may add to its resident set at start, checked by
+        the parent every ``MEMORY_POLL_S`` s and by the worker at each report
+        (:mod:`anonratio.bench._pool`); a worker past it is stopped and its run becomes a
+        ``memory_limit`` row (as does a ``MemoryError``).
     grace : float, optional
         Seconds allowed beyond ``task.time_limit`` before a local worker is killed (its row gets
         ``status="time_limit"``); default ``10 + 0.2 * time_limit``.

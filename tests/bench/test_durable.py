@@ -3,7 +3,7 @@ output on a pipe, two sweeps on one folder, memory and time limits, an early ``-
 
 The sweeps run in subprocesses. The real suites are too long to run twice here, so most tests
 start the CLI through a small script that registers test algorithms (``slow``: forest after a
-pause; ``hog``: allocates 16 GiB; ``hang``: sleeps) and a suite read from the environment, then
+pause; ``hog``: fills 512 MiB; ``hang``: sleeps) and a suite read from the environment, then
 calls :func:`anonratio.bench.cli.main`; the SIGINT test runs ``python -m anonratio.bench.cli run
 quick`` itself.
 """
@@ -36,7 +36,7 @@ def slow(instance, *, seed=None, time_limit=None):
     return registry.get_algorithm("forest").run(instance, seed=seed, time_limit=time_limit)
 
 def hog(instance, *, seed=None, time_limit=None):
-    return np.ones(2**31)
+    return np.ones(2**26)  # 512 MiB, touched
 
 def hang(instance, *, seed=None, time_limit=None):
     time.sleep(60)
@@ -267,10 +267,22 @@ def test_runs_over_their_memory_or_time_limit_become_rows(tmp_path):
     df = pd.read_parquet(tmp_path / "results.parquet")
     assert list(df["algorithm"]) == ["hog", "forest", "hang", "forest"]
     assert list(df["status"]) == ["memory_limit", "feasible", "time_limit", "feasible"]
-    assert "MemoryError" in df.loc[0, "error"]
+    assert df.loc[0, "error"].startswith("stopped: its resident set grew by ")
     assert df.loc[2, "error"].startswith("killed after the hard timeout")
     assert np.all(df["time_limit"] == 0.5) and np.all(df["memory_limit_mb"] == 300)
     assert df.loc[[1, 3], "verified"].all()
+
+
+def test_a_one_megabyte_memory_limit_stops_every_run_and_the_sweep_goes_on(tmp_path):
+    # an address-space cap let every run of this sweep through (peaks of several MB)
+    tasks = _tasks(algorithms=("forest", "kanon-cpsat"), seeds=range(2))
+    code, _, err = _run(tmp_path, tasks, "--memory-limit", "1")
+    assert code == 0, err
+    df = pd.read_parquet(tmp_path / "results.parquet")
+    assert len(df) == len(tasks) and set(df["status"]) == {"memory_limit"}
+    assert df["error"].str.endswith(", past the memory limit of 1 MiB").all()
+    assert np.all(df["memory_limit_mb"] == 1)
+    assert list(df["algorithm"]) == [t[3] for t in tasks] and df["family"].notna().all()
 
 
 # ---------------------------------------------------------------------------------------------

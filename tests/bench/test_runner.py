@@ -369,12 +369,34 @@ def test_sweep_keeps_going_after_errors_and_timeouts(monkeypatch):
 
 def test_sweep_memory_limit(monkeypatch):
     def hog(instance, *, seed=None, time_limit=None):
-        return np.ones(2**31)  # 16 GiB
+        return np.ones(2**26)  # 512 MiB, touched
 
     _register(monkeypatch, "hog", hog)
     df = sweep([_task("hog")], n_jobs=1, progress=False, memory_limit_mb=256)
     assert df.loc[0, "status"] == "memory_limit"
-    assert "MemoryError" in df.loc[0, "error"]
+    assert df.loc[0, "error"].startswith("stopped: its resident set grew by ")
+    assert df.loc[0, "error"].endswith(", past the memory limit of 256 MiB")
+
+
+#: mapped before the workers fork and never touched there: no address space to add, only pages
+_UNTOUCHED = np.empty(64 * 2**20, dtype=np.uint8)
+
+
+def test_sweep_memory_limit_is_on_resident_memory(monkeypatch):
+    """Touching memory the worker already had mapped adds no address space, only resident pages:
+    an address-space cap let it through (a 1 MB limit stopped nothing)."""
+
+    def touch(instance, *, seed=None, time_limit=None):
+        _UNTOUCHED[:] = 1
+        return _one_group(instance)
+
+    _register(monkeypatch, "touch", touch)
+    _register(monkeypatch, "one-group", _one_group)
+    tasks = [_task("touch"), _task("one-group"), _task("touch", seed=1)]
+    df = sweep(tasks, n_jobs=2, progress=False, memory_limit_mb=32)
+    assert list(df["status"]) == ["memory_limit", "feasible", "memory_limit"]
+    assert df.loc[0, "error"].startswith("stopped: its resident set grew by ")
+    assert bool(df.loc[1, "verified"]) and df.loc[0, "instance"] == df.loc[1, "instance"]
 
 
 def test_sweep_validation_and_dask_message():
