@@ -235,6 +235,11 @@ _REFUSED = re.compile(
 )
 
 
+def _finite(value: Any) -> float | None:
+    """``value`` as a float, ``None`` when missing or NaN."""
+    return None if value is None or math.isnan(value) else float(value)
+
+
 def _run(request: Request, instance: Any, progress: Callable[[str], None] | None) -> RunRecord:
     """The runner's verified, finalized record (``RunFailure`` without a verified solution;
     ``InfeasibleInstanceError`` when the algorithm proves none exists)."""
@@ -286,7 +291,7 @@ def publish(
     ------
     ValueError
         Bad input, found before the run (e.g. ``InfeasibleInstanceError`` when no table can
-        satisfy a requested model).
+        satisfy a requested model) or by the algorithm's own check of its options.
     RunFailure
         The run gave no verified solution.
     InfeasibleSolutionError
@@ -314,7 +319,7 @@ def publish(
         lower_bound=float(record.lower_bound),
         lower_bound_source=str(record.lower_bound_source),
         certified_ratio=_certified_ratio(out.published_cost, record.lower_bound),
-        guarantee=None if math.isnan(record.guarantee) else float(record.guarantee),
+        guarantee=_finite(record.guarantee),
         metrics=out.metrics,
         checks=out.checks,
         levels=out.levels,
