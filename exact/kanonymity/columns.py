@@ -124,8 +124,12 @@ def fits(instance: KAnonymityInstance) -> bool:
     return u * u * (m + 16) <= MAX_PAIR_BYTES
 
 
-def prepare(instance: KAnonymityInstance, *, need_integral: bool = False) -> KAnonData:
-    """Collapse identical records and compute levels, scaled costs and nearest-neighbour prices."""
+def prepare(
+    instance: KAnonymityInstance, *, need_integral: bool = False, deadline: float | None = None
+) -> KAnonData:
+    """Collapse identical records and compute levels, scaled costs and nearest-neighbour prices;
+    :class:`Timeout` when ``deadline`` (a ``perf_counter`` reading) passes first (checked after
+    each attribute's pairwise levels, ``O(u^2)`` each)."""
     table = instance.table
     unique, inverse, counts = table.unique_records()
     records = np.split(np.argsort(inverse, kind="stable"), np.cumsum(counts)[:-1])
@@ -136,7 +140,9 @@ def prepare(instance: KAnonymityInstance, *, need_integral: bool = False) -> KAn
         )
     levels = np.zeros((u, u, m), dtype=np.int8)
     for j, h in enumerate(instance.hierarchies):
+        _check_time(deadline)
         levels[:, :, j] = h.common_levels()[unique[:, j][:, None], unique[:, j][None, :]]
+    _check_time(deadline)
     a = table.weights / instance.heights
     scale = _integer_scale([*a, instance.deletion_cost])
     if scale is None and need_integral:

@@ -203,9 +203,9 @@ def solve_by_columns(
         "upper_bound": upper_bound, "hint": hint is not None,
     }  # fmt: skip
     try:
-        d = prepare(instance, need_integral=need_integral)
-    except TooLarge as exc:
-        return _too_large(
+        d = prepare(instance, need_integral=need_integral, deadline=t0 + time_limit)
+    except (TooLarge, Timeout) as exc:
+        return _unprepared(
             instance, labels, exc, algorithm=algorithm, seed=seed, t0=t0, params=params
         )
     st = _start(d, labels, upper_bound, t0=t0, time_limit=time_limit)
@@ -444,18 +444,27 @@ def _finish(d, st, run, *, algorithm, seed, t0, params):
     )
 
 
-def _too_large(instance, labels, exc, *, algorithm, seed, t0, params):
-    """``memory_limit``: the hint (if any) as the solution, the nearest-neighbour bound."""
+def _unprepared(instance, labels, exc, *, algorithm, seed, t0, params):
+    """No pairwise tables: ``memory_limit`` (too many unique records) or ``time_limit`` (the
+    deadline came while building them), with the hint (if any) as the solution and the
+    nearest-neighbour bound."""
     bound = lower_bound(instance)[0]
     objective = None if labels is None else verify(instance, labels).cost
+    timeout = isinstance(exc, Timeout)
     return Solution.with_bound(
         labels,
         algorithm,
         params=params,
         seed=seed,
-        status="memory_limit",
+        status="time_limit" if timeout else "memory_limit",
         objective=objective,
         bound=bound,
         t0=t0,
-        info={"reason": str(exc), "n_variables": 0, "n_constraints": 0},
+        info={
+            "reason": "the time limit came while building the pairwise tables"
+            if timeout
+            else str(exc),
+            "n_variables": 0,
+            "n_constraints": 0,
+        },
     )

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from anonratio.exact.kanonymity.columns import (
     Columns,
+    Timeout,
     _integer_scale,
     column_generation,
     enumerate_groups,
@@ -238,3 +239,19 @@ def test_too_many_unique_records_is_a_memory_limit(kx, monkeypatch):
     assert np.array_equal(sol.labels, labels)
     assert sol.objective == verify(instance, labels).cost
     assert sol.lower_bound == lower_bound(instance)[0]
+
+
+def test_a_deadline_before_the_pairwise_tables_returns_the_hint(kx):
+    # building the (u, u) tables took 2 s at 5,000 unique records, past a run's whole limit
+    instance = kx.binary_instance(10, 4, 2, seed=0)
+    labels = np.arange(10) // 2
+    with pytest.raises(Timeout):
+        prepare(instance, deadline=time.perf_counter() - 1.0)
+    sol = solve_by_columns(
+        instance, _sp_cpsat, algorithm="cpsat", time_limit=1e-9, seed=0, threads=1,
+        hint=labels, upper_bound=None, need_integral=True,
+    )  # fmt: skip
+    assert sol.status == "time_limit" and sol.info["reason"] == (
+        "the time limit came while building the pairwise tables"
+    )
+    assert np.array_equal(sol.labels, labels) and sol.lower_bound == lower_bound(instance)[0]
