@@ -102,8 +102,9 @@ class PeakMemory:
         return False
 
 
-class _MemoryLimitReached(Exception):
-    """The worker's own check found its resident set past the limit (it then stops)."""
+class _MemoryLimitReached(BaseException):
+    """The worker's own check found its resident set past the limit (it then stops; a
+    BaseException, so no handler of the run swallows it)."""
 
 
 def _sender(conn, memory_limit_mb):
@@ -127,7 +128,8 @@ def _sender(conn, memory_limit_mb):
         if kind == "done":
             check()
         conn.send((kind, payload))
-        check()
+        if kind != "done":
+            check()
 
     return send
 
