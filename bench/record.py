@@ -13,8 +13,10 @@ Missing values follow the store's conventions: a float column is NaN, any other 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
+import os
 import subprocess
 import zlib
 from dataclasses import dataclass, field
@@ -36,6 +38,12 @@ __all__ = [
     "json_text",
     "scalar_info",
     "package_version",
+    "CodeIdentity",
+    "CODE_DATA",
+    "code_files",
+    "source_hash",
+    "code_identity",
+    "package_root",
     "algorithm_seed",
 ]
 
@@ -253,24 +261,142 @@ def scalar_info(info: dict[str, Any] | None) -> dict[str, Any]:
     return keep
 
 
-@cache
-def package_version() -> str:
-    """The ``version`` column: ``"<version>+g<commit>"`` (git run once, cached); the version alone
-    without git."""
-    from anonratio import __version__
+#: the shipped data files that change results, hashed with the code (globs relative to the
+#: package root): the reference optima (ratios), the hard-instance library (the *-worst-found
+#: families) and the built-in studies. The gate's baseline is not among them: it is what the
+#: gate compares against, and ``anonratio gate --update`` rewrites it.
+CODE_DATA = (
+    "results/reference_optima.json",
+    "results/hard_instances/*.json",
+    "bench/studies/*.toml",
+)
+#: top-level folders never hashed (not installed with the package)
+_NOT_CODE = frozenset({"tests", "docs", "results", "scratch", "build", "dist"})
 
+
+def code_files(root: str | Path) -> list[str]:
+    """The files the code identity hashes: paths relative to the package root ``root``.
+
+    Every ``.py`` file of the root folder and of the package folders below it (folders holding an
+    ``__init__.py``, reached through package folders, as ``setup.py`` installs them; hidden
+    folders, ``__pycache__`` and the top-level ``tests``, ``docs``, ``results``, ``scratch``,
+    ``build`` and ``dist`` left out), and the shipped data of :data:`CODE_DATA`. The same set for
+    an installed copy and for the checkout it was installed from.
+
+    Returns
+    -------
+    list of str
+        Sorted POSIX paths relative to ``root``.
+    """
+    root = Path(root)
+    files: set[str] = set()
+    for folder, dirs, names in os.walk(root):
+        here = Path(folder)
+        top = here == root
+        dirs[:] = [
+            d
+            for d in dirs
+            if not d.startswith(".")
+            and d != "__pycache__"
+            and not (top and d in _NOT_CODE)
+            and (here / d / "__init__.py").is_file()
+        ]
+        rel = here.relative_to(root)
+        files.update((rel / name).as_posix() for name in names if name.endswith(".py"))
+    for pattern in CODE_DATA:
+        files.update(p.relative_to(root).as_posix() for p in root.glob(pattern) if p.is_file())
+    return sorted(files)
+
+
+def source_hash(root: str | Path) -> str:
+    """SHA-256 (hex) of the package's source at ``root``: each file of :func:`code_files` as its
+    relative path and the SHA-256 of its bytes, in path order."""
+    root = Path(root)
+    digest = hashlib.sha256()
+    for rel in code_files(root):
+        digest.update(rel.encode() + b"\0" + hashlib.sha256((root / rel).read_bytes()).digest())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class CodeIdentity:
+    """The code a process runs: :func:`code_identity`.
+
+    Attributes
+    ----------
+    version : str
+        The package version (``anonratio.__version__``).
+    source : str
+        :func:`source_hash` of the imported package's folder.
+    commit : str or None
+        ``git rev-parse HEAD`` when the package folder is a git checkout, else None.
+    dirty : bool or None
+        Whether ``git status --porcelain`` lists a change (None without git).
+    root : str
+        The imported package's folder.
+    """
+
+    version: str
+    source: str
+    commit: str | None
+    dirty: bool | None
+    root: str
+
+    @property
+    def label(self) -> str:
+        """The ``version`` column: ``<version>+src.<source[:12]>``, then ``.g<commit[:9]>`` and
+        ``.dirty`` in a git checkout (a PEP 440 local version)."""
+        text = f"{self.version}+src.{self.source[:12]}"
+        if self.commit:
+            text += f".g{self.commit[:9]}" + (".dirty" if self.dirty else "")
+        return text
+
+
+def package_root() -> Path:
+    """The folder of the imported ``anonratio`` package (``anonratio.__file__``), resolved: the
+    installed copy, or the checkout when that is what is imported."""
+    import anonratio
+
+    return Path(anonratio.__file__).resolve().parent
+
+
+def _git(root: Path, *args: str) -> str | None:
     try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=Path(__file__).resolve().parent.parent,
+        return subprocess.run(
+            ["git", "-C", str(root), *args],
             capture_output=True,
             text=True,
             timeout=10,
             check=True,
-        ).stdout.strip()
+        ).stdout
     except (OSError, subprocess.SubprocessError):
-        return __version__
-    return f"{__version__}+g{commit}" if commit else __version__
+        return None
+
+
+@cache
+def code_identity() -> CodeIdentity:
+    """The identity of the code this process runs (computed once per process).
+
+    The source hash covers the files actually imported (:func:`package_root`, installed copy or
+    checkout); git is asked only when that folder is itself a git checkout (it holds ``.git``),
+    never a repository that merely encloses site-packages.
+    """
+    from anonratio import __version__
+
+    root = package_root()
+    commit = dirty = None
+    if (root / ".git").exists():
+        head = _git(root, "rev-parse", "HEAD")
+        status = _git(root, "status", "--porcelain")
+        commit = (head or "").strip() or None
+        dirty = bool(status.strip()) if commit and status is not None else None
+    return CodeIdentity(__version__, source_hash(root), commit, dirty, str(root))
+
+
+def package_version() -> str:
+    """The ``version`` column: :attr:`CodeIdentity.label` of :func:`code_identity`, e.g.
+    ``0.1.0+src.3f2a9c0d1e4b.g1a2b3c4d5.dirty``."""
+    return code_identity().label
 
 
 def algorithm_seed(instance_seed: int | None, algorithm: str) -> int:

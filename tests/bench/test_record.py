@@ -192,3 +192,127 @@ def test_json_text_is_the_stored_form_of_params():
         '{"k": 3, "model": "suppression"}'
     )
     assert json_text({"r": (10, 40)}) == '{"r": [10, 40]}'
+
+
+# ---------------------------------------------------------------------------------------------
+# the code identity: the `version` column names the code that made the row
+# ---------------------------------------------------------------------------------------------
+def _package_tree(root, *, checkout):
+    """A small fake package at ``root``: what is installed, plus (``checkout``) what a checkout
+    holds beside it and an installed copy does not."""
+    files = {
+        "__init__.py": "__version__ = '0.1.0'\n",
+        "setup.py": "# build\n",
+        "bench/__init__.py": "",
+        "bench/gate.py": "X = 1\n",
+        "bench/studies/quick.toml": "[suite]\n",
+        "instances/__init__.py": "",
+        "instances/kanonymity/__init__.py": "",
+        "instances/kanonymity/gen.py": "Y = 2\n",
+        "results/reference_optima.json": '{"a": 1}\n',
+        "results/hard_instances/forest.json": "[]\n",
+        "results/baselines/gate.json": '{"entries": {}}\n',
+    }
+    if checkout:
+        files.update(
+            {
+                "pyproject.toml": '[project]\nname = "anonratio"\n',
+                "README.md": "readme\n",
+                "tests/bench/test_gate.py": "def test(): pass\n",
+                "docs/conf.py": "",
+                ".git/HEAD": "ref: refs/heads/main\n",
+                "scratch/try.py": "",
+                "results/asv/benchmarks.json": "{}\n",
+                "results/quick/results.csv": "a\n",
+                "bench/__pycache__/gate.cpython-311.pyc": "bytecode",
+                "venv/lib/site-packages/numpy/__init__.py": "",
+                "results/baselines/gate.json": '{"entries": {"forest": {}}}\n',
+            }
+        )
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def test_installed_copy_and_checkout_hash_alike_and_an_edit_changes_the_hash(tmp_path):
+    from anonratio.bench.record import code_files, source_hash
+
+    installed = _package_tree(tmp_path / "site-packages" / "anonratio", checkout=False)
+    checkout = _package_tree(tmp_path / "work", checkout=True)
+    assert (
+        code_files(installed)
+        == code_files(checkout)
+        == [
+            "__init__.py",
+            "bench/__init__.py",
+            "bench/gate.py",
+            "bench/studies/quick.toml",
+            "instances/__init__.py",
+            "instances/kanonymity/__init__.py",
+            "instances/kanonymity/gen.py",
+            "results/hard_instances/forest.json",
+            "results/reference_optima.json",
+            "setup.py",
+        ]
+    )
+    assert source_hash(installed) == source_hash(checkout)
+    for rel, text in (
+        ("bench/gate.py", "X = 2\n"),
+        ("results/reference_optima.json", '{"a": 2}\n'),
+        ("instances/kanonymity/new.py", ""),
+    ):
+        before = source_hash(checkout)
+        (checkout / rel).write_text(text)
+        assert source_hash(checkout) != before, rel
+    # the same bytes under another path are other code
+    moved = _package_tree(tmp_path / "moved", checkout=False)
+    (moved / "bench/gate.py").rename(moved / "bench/gate2.py")
+    assert source_hash(moved) != source_hash(installed)
+
+
+@pytest.fixture
+def fake_root(monkeypatch):
+    """Point the imported package's folder somewhere else, with a fresh identity cache."""
+    from anonratio.bench import record
+
+    def use(root):
+        monkeypatch.setattr(record, "package_root", lambda: Path(root))
+        record.code_identity.cache_clear()
+
+    yield use
+    record.code_identity.cache_clear()
+
+
+def test_the_version_column_names_the_installed_code(tmp_path, fake_root):
+    from anonratio.bench.record import code_identity, package_version, source_hash
+
+    installed = _package_tree(tmp_path / "site-packages" / "anonratio", checkout=False)
+    fake_root(installed)
+    ident = code_identity()
+    assert (ident.source, ident.commit, ident.dirty) == (source_hash(installed), None, None)
+    assert package_version() == f"0.1.0+src.{ident.source[:12]}"
+    assert ident is code_identity()  # once per process
+
+
+def test_an_uncommitted_edit_gets_another_identity_than_the_clean_commit(tmp_path, fake_root):
+    import subprocess
+
+    from anonratio.bench.record import code_identity, package_version
+
+    root = _package_tree(tmp_path / "repo", checkout=False)
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    fake_root(root)
+    clean = code_identity()
+    assert (clean.commit, clean.dirty) == (head.strip(), False)
+    assert package_version().endswith(f".g{head.strip()[:9]}")
+    (root / "bench/gate.py").write_text("X = 3\n")
+    fake_root(root)
+    edited = code_identity()
+    assert (edited.commit, edited.dirty) == (clean.commit, True)
+    assert edited.source != clean.source and package_version().endswith(".dirty")
