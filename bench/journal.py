@@ -10,9 +10,11 @@ and drop (:meth:`Journal.load` skips it; :meth:`Journal.open` truncates it away 
 appending).
 
 A run is known by :func:`task_key`: the task's identity (family, family parameters, instance
-seed, algorithm, time limit), the sweep's memory limit and the code version
-(:func:`~anonratio.bench.record.package_version`). Running the same sweep again skips every run
-the journal holds under the same key; a new commit or other limits run everything anew.
+seed, algorithm, time limit), the sweep's memory limit and the code that runs it: the source
+hash of the imported package (:func:`~anonratio.bench.record.code_identity`, its ``.py`` files
+and the shipped data that changes results). Running the same sweep again skips every run the
+journal holds under the same key; changed code (an edit, a revert, another install) or other
+limits run everything anew, so a resumed sweep never mixes rows of two versions of the code.
 
 The folder is locked while a sweep writes to it (``fcntl.flock`` on ``.lock``; the kernel drops
 the lock when the process dies, so a killed sweep leaves no stale lock), and
@@ -31,7 +33,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from anonratio.bench.record import json_text, package_version
+from anonratio.bench.record import code_identity, json_text
 from anonratio.instances.io import jsonable
 
 __all__ = [
@@ -67,7 +69,8 @@ class JournalLocked(RuntimeError):
 
 
 def task_identity(task: Any, memory_limit_mb: float | None = None) -> dict[str, Any]:
-    """What identifies a run of ``task`` (a :class:`~anonratio.bench.runner.Task`)."""
+    """What identifies a run of ``task`` (a :class:`~anonratio.bench.runner.Task`), the source
+    hash of the code that runs it included (``code``)."""
     return {
         "family": task.family,
         "family_params": json_text(task.family_params),
@@ -75,7 +78,7 @@ def task_identity(task: Any, memory_limit_mb: float | None = None) -> dict[str, 
         "algorithm": task.algorithm,
         "time_limit": float(task.time_limit),
         "memory_limit_mb": None if memory_limit_mb is None else float(memory_limit_mb),
-        "version": package_version(),
+        "code": code_identity().source,
     }
 
 

@@ -302,3 +302,39 @@ def test_journal_drops_a_cut_line_and_keeps_the_last_entry_of_a_key(tmp_path):
     assert (tmp_path / JOURNAL).read_bytes().count(b"\n") == 4
     assert Journal(tmp_path).load()["c"] == {"cost": 4.0}
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_a_resumed_sweep_reruns_the_runs_of_other_code_and_skips_those_of_the_same(
+    tmp_path, monkeypatch
+):
+    """Resume reuses a journaled row only when the code identity that made it is this one."""
+    from anonratio.bench import record, runner
+
+    code = tmp_path / "code"
+    (code / "bench").mkdir(parents=True)
+    (code / "__init__.py").write_text("")
+    (code / "bench" / "__init__.py").write_text("")
+    (code / "bench" / "forest.py").write_text("GOOD = True\n")
+
+    def sweep():
+        record.code_identity.cache_clear()  # a new process after an install or an edit
+        with Journal(tmp_path / "out") as journal:
+            return runner.sweep(tasks, n_jobs=1, progress=False, journal=journal)
+
+    monkeypatch.setattr(record, "package_root", lambda: code)
+    tasks = [
+        runner.Task("kanon-binary", {"n": 8, "m": 3, "k": 2}, s, "forest", 20.0) for s in (0, 1)
+    ]
+    try:
+        first = sweep()
+        label = record.package_version()
+        assert list(first["version"]) == [label, label] and _lines(tmp_path / "out") == 2
+        assert list(sweep()["version"]) == [label, label] and _lines(tmp_path / "out") == 2
+        (code / "bench" / "forest.py").write_text("GOOD = False\n")  # a regression, installed
+        changed = sweep()
+        assert record.package_version() != label and _lines(tmp_path / "out") == 4
+        assert list(changed["version"]) == [record.package_version()] * 2
+        (code / "bench" / "forest.py").write_text("GOOD = True\n")  # reverted and reinstalled
+        assert list(sweep()["version"]) == [label, label] and _lines(tmp_path / "out") == 4
+    finally:
+        record.code_identity.cache_clear()
