@@ -28,7 +28,12 @@ or holds an entry without a finite ``ratio``
 the name, or the file and the entry (``anonratio gate``: exit status 2).
 
 :func:`~anonratio.bench.gate_baseline.write_baseline` (``anonratio gate --update``) rewrites the
-baseline atomically.
+baseline atomically: the selected algorithms' entries replaced, the others kept; the report's
+``changes`` say what was added, improved, worsened or removed per algorithm.
+
+The baseline is the checkout's when the gate runs in one, and the gate refuses (``CodeMismatch``,
+exit status 2) when the imported package is other code than that checkout's
+(:func:`~anonratio.bench.gate_baseline.resolve_baseline`).
 """
 
 from __future__ import annotations
@@ -42,8 +47,10 @@ from typing import Any
 
 from anonratio.bench.gate_baseline import (
     DEFAULT_BASELINE,
+    baseline_changes,
     check_entries,
     load_baseline,
+    resolve_baseline,
     write_baseline,
 )
 from anonratio.bench.record import algorithm_seed, package_version
@@ -258,8 +265,12 @@ def run_gate(
 ) -> dict[str, Any]:
     """Run the gate; the report: ``passed``, ``counts``, ``failures`` and every row.
 
-    ``update``: rewrite the baseline with this run's ratios (refused, ``passed`` False, when a
-    run is unverified or above its guarantee: those are bugs, not a new baseline).
+    ``baseline``: the file to compare with (default: the checkout's, see
+    :func:`~anonratio.bench.gate_baseline.resolve_baseline`). ``update``: write this run's ratios
+    into the baseline, replacing the selected algorithms' entries and keeping the others (refused,
+    ``passed`` False, when a run is unverified or above its guarantee: those are bugs, not a new
+    baseline); ``changes`` then holds :func:`~anonratio.bench.gate_baseline.baseline_changes`
+    and ``unchanged_algorithms`` the number of algorithms whose entries are as they were.
 
     Raises
     ------
@@ -267,12 +278,15 @@ def run_gate(
         An unknown or ungated algorithm name (:func:`gated_algorithms`), a corrupt baseline
         (:func:`load_baseline`; both checked before anything runs), or a selection that runs
         nothing (no tracked instance supported): a gate of no runs does not pass.
+        ``update`` outside a checkout without ``baseline``.
+    CodeMismatch
+        Run in a checkout whose code the imported package is not (reinstall it).
     FileNotFoundError
         No baseline file, without ``update``.
     """
     start = time.perf_counter()
     chosen = gated_algorithms(algorithms)
-    path = Path(baseline) if baseline is not None else DEFAULT_BASELINE
+    path, checkout = resolve_baseline(baseline, update=update)
     if not path.exists() and not update:
         raise FileNotFoundError(
             2, "No gate baseline (create it with `anonratio gate --update`)", str(path)
@@ -291,15 +305,22 @@ def run_gate(
     for row in compared:
         counts[row["outcome"]] = counts.get(row["outcome"], 0) + 1
     failures = [r for r in compared if r["outcome"] in FAILING]
+    changes = unchanged = None
     if update:
         failures = [r for r in failures if r["outcome"] != "worse"]
         if not failures:
             others = {} if algorithms is None else {a: old[a] for a in old if a not in chosen}
             write_baseline(rows, path, keep=others)
+            new = load_baseline(path)
+            changes = baseline_changes(old, new)
+            unchanged = len(set(new) - set(changes))
     return {
         "passed": not failures,
         "updated": bool(update and not failures),
+        "changes": changes,
+        "unchanged_algorithms": unchanged,
         "baseline": str(path),
+        "checkout": None if checkout is None else str(checkout),
         "tolerance": tolerance,
         "version": package_version(),
         "runs": len(rows),
@@ -362,10 +383,21 @@ def format_gate(report: Mapping[str, Any]) -> str:
             errors = [r for r in chosen if r.get("error")]
             out += [f"  {r['algorithm']} on {r['instance']}: {r['error']}"[:100] for r in errors]
     if report.get("updated"):
-        out += ["", f"wrote {report['baseline']}"]
+        out += ["", f"wrote {report['baseline']}", *_format_changes(report)]
     elif report["passed"]:
         out += ["", "gate passed"]
     return "\n".join(out)
+
+
+def _format_changes(report: Mapping[str, Any]) -> list[str]:
+    """One line per algorithm whose baseline entries changed, then the count of the others."""
+    changes = report.get("changes") or {}
+    lines = []
+    for alg, change in changes.items():
+        parts = [f"{len(change[k])} {k}" for k in ("added", "improved", "worsened", "removed")]
+        lines.append(f"  {alg}: {', '.join(parts)}, {change['same']} unchanged")
+    head = "baseline changes:" if lines else "baseline unchanged"
+    return [head, *lines, f"  {report['unchanged_algorithms']} algorithms' entries unchanged"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -415,7 +447,10 @@ def add_gate_parser(sub: Any) -> None:
     p = sub.add_parser("gate", help=help_, description=help_)
     p.set_defaults(func=cmd_gate)
     p.add_argument(
-        "--baseline", metavar="FILE", help="baseline JSON (default: results/baselines/gate.json)"
+        "--baseline",
+        metavar="FILE",
+        help="baseline JSON (default: results/baselines/gate.json of the checkout the command runs "
+        "in; outside one, the installed copy's, which --update does not write)",
     )
     p.add_argument(
         "--tolerance",
@@ -430,5 +465,10 @@ def add_gate_parser(sub: Any) -> None:
         metavar="NAME",
         help="only this algorithm (repeatable; default: all approximations and heuristics)",
     )
-    p.add_argument("--update", action="store_true", help="rewrite the baseline with this run")
+    p.add_argument(
+        "--update",
+        action="store_true",
+        help="write this run's ratios into the baseline (the selected algorithms' entries; the "
+        "others are kept) and print what changed",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON document")

@@ -1,5 +1,15 @@
-"""The committed baseline of the quality gate (:mod:`anonratio.bench.gate`): read and checked
-(:func:`load_baseline`), written atomically (:func:`write_baseline`).
+"""The committed baseline of the quality gate (:mod:`anonratio.bench.gate`): found
+(:func:`resolve_baseline`), read and checked (:func:`load_baseline`), written atomically
+(:func:`write_baseline`), and what an update changed (:func:`baseline_changes`).
+
+The baseline is the one of the checkout the gate runs in (:func:`find_checkout`: the current
+folder or the nearest one above it holding the package and a ``pyproject.toml`` of project
+``anonratio``; else the imported package's folder if it is a checkout), so that ``anonratio gate
+--update`` writes a file a commit picks up; outside a checkout the installed copy's is read, and
+``--update`` needs ``--baseline FILE``. In a checkout the gate refuses to run code other than
+the checkout's (:func:`check_installed_code`): an installed copy whose source hash
+(:func:`~anonratio.bench.record.source_hash`) differs from the working tree's must be
+reinstalled first.
 
 ``results/baselines/gate.json`` holds, per algorithm and tracked instance name, the ratio of the
 verified cost to the reference optimum, the cost, the optimum, the instance id and the code
@@ -12,17 +22,107 @@ from __future__ import annotations
 
 import json
 import math
+import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from anonratio.bench.record import package_version
+from anonratio.bench import record
 from anonratio.instances.errors import InstanceFormatError
 from anonratio.instances.io import atomic_write
 
-__all__ = ["DEFAULT_BASELINE", "check_entries", "load_baseline", "write_baseline"]
+__all__ = [
+    "DEFAULT_BASELINE",
+    "BASELINE_PATH",
+    "CodeMismatch",
+    "check_entries",
+    "load_baseline",
+    "write_baseline",
+    "find_checkout",
+    "check_installed_code",
+    "resolve_baseline",
+    "baseline_changes",
+]
 
-DEFAULT_BASELINE = Path(__file__).resolve().parent.parent / "results" / "baselines" / "gate.json"
+#: the baseline's path relative to the package root (a checkout or an installed copy)
+BASELINE_PATH = Path("results", "baselines", "gate.json")
+#: the baseline of the imported package (the installed copy's, outside a checkout)
+DEFAULT_BASELINE = Path(__file__).resolve().parent.parent / BASELINE_PATH
+
+
+class CodeMismatch(ValueError):
+    """The imported package is not the code of the checkout the gate runs in (exit status 2)."""
+
+
+def _is_checkout(folder: Path) -> bool:
+    if not all((folder / f).is_file() for f in ("pyproject.toml", "__init__.py", "bench/gate.py")):
+        return False
+    try:
+        project = tomllib.loads((folder / "pyproject.toml").read_text("utf-8")).get("project")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return isinstance(project, dict) and project.get("name") == "anonratio"
+
+
+def find_checkout(start: str | Path | None = None) -> Path | None:
+    """The anonratio checkout holding ``start`` (default: the current folder): the nearest folder
+    at or above it with a ``pyproject.toml`` naming project ``anonratio`` and the package files
+    (``__init__.py``, ``bench/gate.py``); None outside one."""
+    start = (Path.cwd() if start is None else Path(start)).resolve()
+    return next((f for f in (start, *start.parents) if _is_checkout(f)), None)
+
+
+def check_installed_code(checkout: str | Path) -> None:
+    """Refuse to gate ``checkout`` with other code: ``CodeMismatch`` when the imported package
+    is not the checkout itself and its source hash differs from the checkout's."""
+    checkout = Path(checkout).resolve()
+    imported = record.package_root()
+    if imported == checkout:
+        return
+    mine, theirs = record.code_identity().source, record.source_hash(checkout)
+    if mine != theirs:
+        raise CodeMismatch(
+            f"the imported anonratio ({imported}, source {mine[:12]}) is not the code of the "
+            f"checkout {checkout} (source {theirs[:12]}): reinstall it with `pip install .` in "
+            "the checkout, then run the gate again"
+        )
+
+
+def resolve_baseline(
+    baseline: str | Path | None, *, update: bool, start: str | Path | None = None
+) -> tuple[Path, Path | None]:
+    """The baseline file the gate reads (and with ``update`` writes), and the checkout it runs
+    in (None outside one).
+
+    ``baseline`` if given, else the checkout's ``results/baselines/gate.json``, else (outside a
+    checkout, without ``update``) the installed copy's. The checkout is :func:`find_checkout` of
+    ``start``, or else the imported package's folder when that is a checkout (an editable
+    install).
+
+    Raises
+    ------
+    CodeMismatch
+        In a checkout whose code differs from the imported package's
+        (:func:`check_installed_code`).
+    ValueError
+        ``update`` outside a checkout without ``baseline``: the installed copy's file is in
+        site-packages, where no commit picks it up.
+    """
+    checkout = find_checkout(start)
+    if checkout is None and _is_checkout(record.package_root()):
+        checkout = record.package_root()  # an editable install (or PYTHONPATH) run from elsewhere
+    if checkout is not None:
+        check_installed_code(checkout)
+    if baseline is not None:
+        return Path(baseline), checkout
+    if checkout is not None:
+        return checkout / BASELINE_PATH, checkout
+    if update:
+        raise ValueError(
+            f"`--update` outside an anonratio checkout needs `--baseline FILE` (the installed "
+            f"baseline {DEFAULT_BASELINE} is not in a checkout, no commit would pick it up)"
+        )
+    return DEFAULT_BASELINE, None
 
 
 def check_entries(entries: Any, source: str = "<baseline>") -> dict[str, dict[str, Any]]:
@@ -101,7 +201,7 @@ def write_baseline(
     ``--algorithm`` updates those algorithms only).
     """
     path = Path(path) if path is not None else DEFAULT_BASELINE
-    version = package_version()
+    version = record.package_version()
     entries: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (keep or {}).items()}
     for row in rows:
         if row.get("ratio") is None or not math.isfinite(row["ratio"]):
@@ -124,3 +224,37 @@ def write_baseline(
     text = json.dumps(doc, indent=2, sort_keys=False) + "\n"
     atomic_write(path, lambda f: f.write(text), mode="w", encoding="utf-8")
     return path
+
+
+def baseline_changes(
+    old: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    new: Mapping[str, Mapping[str, Mapping[str, Any]]],
+) -> dict[str, dict[str, Any]]:
+    """What an update changed, per algorithm whose entries differ between ``old`` and ``new``.
+
+    Returns
+    -------
+    dict
+        Algorithm -> ``{"added": [...], "improved": [...], "worsened": [...], "removed": [...],
+        "same": n}``: instance names added, with a lower ratio, with a higher ratio, dropped, and
+        the number of entries whose ratio stayed the same.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for alg in sorted(set(old) | set(new)):
+        before, after = old.get(alg, {}), new.get(alg, {})
+        change: dict[str, Any] = {"added": [], "improved": [], "worsened": [], "removed": []}
+        same = 0
+        for name in sorted(set(before) | set(after)):
+            if name not in before:
+                change["added"].append(name)
+            elif name not in after:
+                change["removed"].append(name)
+            elif after[name]["ratio"] < before[name]["ratio"]:
+                change["improved"].append(name)
+            elif after[name]["ratio"] > before[name]["ratio"]:
+                change["worsened"].append(name)
+            else:
+                same += 1
+        if any(change.values()):
+            out[alg] = {**change, "same": same}
+    return out

@@ -236,3 +236,94 @@ def test_compare_refuses_a_baseline_entry_without_a_ratio():
     for bad in (math.nan, None, "1.5"):
         with pytest.raises(InstanceFormatError, match=r"<baseline>: entry 'a' / 'i': `ratio`"):
             gate.compare([_row(1.5)], {"a": {"i": {"ratio": bad, "instance_id": "x"}}})
+
+
+# ---------------------------------------------------------------------------------------------
+# the baseline of the checkout the gate runs in, and only with that checkout's code
+# ---------------------------------------------------------------------------------------------
+def _tree(root, *, checkout=True, gate_py="X = 1\n"):
+    """A small fake package at ``root`` (with ``checkout``: a pyproject.toml of anonratio and
+    the committed baseline, as a checkout has them)."""
+    files = {"__init__.py": "", "bench/__init__.py": "", "bench/gate.py": gate_py}
+    if checkout:
+        files["pyproject.toml"] = '[project]\nname = "anonratio"\n'
+        files["results/baselines/gate.json"] = gate.DEFAULT_BASELINE.read_text()
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+@pytest.fixture
+def imported_from(monkeypatch):
+    """Pretend the imported package lives at a given folder (fresh code identity)."""
+    from anonratio.bench import record
+
+    def use(root):
+        monkeypatch.setattr(record, "package_root", lambda: root.resolve())
+        record.code_identity.cache_clear()
+
+    yield use
+    record.code_identity.cache_clear()
+
+
+def test_find_checkout_needs_the_anonratio_project_and_the_package(tmp_path):
+    checkout = _tree(tmp_path / "work")
+    (checkout / "docs" / "deep").mkdir(parents=True)
+    assert gate_baseline.find_checkout(checkout / "docs" / "deep") == checkout.resolve()
+    (checkout / "pyproject.toml").write_text('[project]\nname = "other"\n')
+    assert gate_baseline.find_checkout(checkout / "docs") is None
+    assert gate_baseline.find_checkout(_tree(tmp_path / "inst", checkout=False)) is None
+
+
+def test_gate_refuses_a_checkout_whose_installed_code_differs(
+    tmp_path, monkeypatch, imported_from, capsys
+):
+    installed = _tree(tmp_path / "site-packages" / "anonratio", checkout=False)
+    checkout = _tree(tmp_path / "work", gate_py="X = 2\n")  # edited, not reinstalled
+    imported_from(installed)
+    monkeypatch.chdir(checkout)
+    assert main(["gate", "--algorithm", "forest"]) == 2
+    err = capsys.readouterr().err
+    assert "pip install ." in err and str(checkout.resolve()) in err and str(installed) in err
+    assert main(["gate", "--algorithm", "forest", "--baseline", str(tmp_path / "b.json")]) == 2
+    capsys.readouterr()
+    (checkout / "bench" / "gate.py").write_text("X = 1\n")  # reinstalled: the same code
+    assert main(["gate", "--algorithm", "forest", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["baseline"] == str(checkout.resolve() / "results/baselines/gate.json")
+    assert report["checkout"] == str(checkout.resolve())
+
+
+def test_update_outside_a_checkout_needs_a_baseline_file(tmp_path, monkeypatch, imported_from):
+    imported_from(_tree(tmp_path / "site-packages" / "anonratio", checkout=False))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=r"`--update` outside an anonratio checkout needs"):
+        gate.run_gate(update=True, algorithms=["forest"])
+    assert gate.run_gate(algorithms=["forest"])["baseline"] == str(gate.DEFAULT_BASELINE)
+
+
+def test_update_in_a_checkout_merges_into_its_baseline_and_says_what_changed(
+    tmp_path, monkeypatch, imported_from, capsys
+):
+    checkout = _tree(tmp_path / "work")
+    imported_from(checkout)  # an editable install: the checkout is the imported package
+    monkeypatch.chdir(checkout / "bench")
+    path = checkout / "results" / "baselines" / "gate.json"
+    doc = json.loads(path.read_text())
+    forest = doc["entries"]["forest"]
+    names = sorted(forest)
+    forest[names[0]]["ratio"] += 1  # the run improves on it
+    forest[names[1]]["ratio"] /= 2  # the run is worse: recorded on purpose
+    del forest[names[2]]  # added again
+    forest["gone"] = {"ratio": 1.0, "instance_id": "x"}  # no longer produced: removed
+    path.write_text(json.dumps(doc))
+    before, committed = gate.load_baseline(path), gate.DEFAULT_BASELINE.read_bytes()
+    assert main(["gate", "--update", "--algorithm", "forest"]) == 0
+    out = capsys.readouterr().out
+    after = gate.load_baseline(path)
+    assert set(after) == set(before) and all(after[a] == before[a] for a in before if a != "forest")
+    same = len(names) - 3
+    assert f"  forest: 1 added, 1 improved, 1 worsened, 1 removed, {same} unchanged" in out
+    assert f"  {len(before) - 1} algorithms' entries unchanged" in out
+    assert f"wrote {path}" in out and gate.DEFAULT_BASELINE.read_bytes() == committed
