@@ -7,6 +7,8 @@
 The ratios of every bin-covering algorithm on the reference instances are tracked with the other
 problems' in :mod:`.bench_ratios`, their timings in :mod:`.bench_times`. The data set is read
 once, in ``setup_cache``; without it (``ANONRATIO_DATASETS``) these benchmarks are skipped.
+They are in the long set: asv sees them only with ``ANONRATIO_ASV_LONG=1``
+(:func:`~.common.long_benchmarks`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import Any
 
 from anonratio.instances import census_instance
 from anonratio.solvers import bin_cover
+
+from .common import long_benchmarks
 
 #: k values of the overfull ratios: many classes, a few dozen, and three
 LAST_K = [2_000, 5_000, 20_000]
@@ -49,7 +53,7 @@ class OverfullLast1990:
 
     params = (LAST_K, ORDERS)
     param_names = ["k", "order"]
-    timeout = 300
+    timeout = 300.0
     setup_cache = staticmethod(_last1990)
 
     def track_overfull_fold_last1990(self, cache: dict[str, Any], k: int, order: str) -> float:
@@ -69,7 +73,7 @@ class TimeLast1990:
 
     params = ORDERS
     param_names = ["order"]
-    timeout = 300
+    timeout = 300.0
     setup_cache = staticmethod(_last1990)
 
     def time_fold_last1990(self, cache: dict[str, Any], order: str) -> None:
@@ -79,3 +83,7 @@ class TimeLast1990:
     def time_spread_last1990(self, cache: dict[str, Any], order: str) -> None:
         _need(cache)
         bin_cover(cache["instances"][TIME_K], method="spread", order=order, seed=0)
+
+
+#: benchmark class name -> class: the long set, seen by asv only with ``ANONRATIO_ASV_LONG=1``
+CLASSES = long_benchmarks(globals(), [OverfullLast1990, TimeLast1990])

@@ -39,7 +39,7 @@ def _ratio_class(alg: Any) -> type:
         "__module__": __name__,
         "params": STATS,
         "param_names": ["stat"],
-        "timeout": 600,
+        "timeout": 600.0,
         "setup_cache": staticmethod(ratio_cache),
         f"track_ratio_{key}": _tracker(alg.name, "ratio"),
         f"track_certified_ratio_{key}": _tracker(alg.name, "certified_ratio"),

@@ -39,7 +39,7 @@ def _time_class(alg: Any) -> type:
         "__module__": __name__,
         "params": SIZE_NAMES,
         "param_names": ["size"],
-        "timeout": 300,
+        "timeout": 300.0,
         "number": 1,
         "repeat": (1, 3, 10.0),
         "setup_cache": staticmethod(size_cache),

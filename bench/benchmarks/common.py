@@ -106,12 +106,28 @@ SIZE_OVERRIDES: dict[str, dict[str, list[tuple[str, dict[str, Any]]]]] = {
 }
 
 SIZE_NAMES = ["small", "large"]
+
+#: set to ``1``, asv also sees the long set (:mod:`.bench_scale`, :mod:`.bench_bin_covering`)
+LONG_ENV = "ANONRATIO_ASV_LONG"
 STATS = ["worst", "mean"]
 
 
 def ident(name: str) -> str:
     """A Python identifier for a registry name (``fold-random`` -> ``fold_random``)."""
     return re.sub(r"\W", "_", name)
+
+
+def long_benchmarks(
+    namespace: dict[str, Any], classes: list[type], environ: dict[str, str] | None = None
+) -> dict[str, type]:
+    """The classes of a long-set module by name, left in its ``namespace`` (what asv discovers)
+    only when :data:`LONG_ENV` is ``1``: by default asv runs the fast set alone."""
+    environ = os.environ if environ is None else environ
+    out = {cls.__name__: cls for cls in classes}
+    if environ.get(LONG_ENV) != "1":
+        for name in out:
+            namespace.pop(name, None)
+    return out
 
 
 def tracked_algorithms() -> list[Any]:

@@ -192,7 +192,9 @@ def test_asv_time_benchmarks_cover_every_algorithm():
     for cls in bench_times.CLASSES.values():
         assert cls.params == ["small", "large"]
         assert cls.setup_cache is common.size_cache
-    assert bench_bin_covering.OverfullLast1990.setup_cache is bench_bin_covering._last1990
+    assert (
+        bench_bin_covering.CLASSES["OverfullLast1990"].setup_cache is bench_bin_covering._last1990
+    )
 
 
 def test_ratio_benchmarks_run_on_the_reference_set():
