@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from anonratio.bench.report_html import terminal_summary
+from anonratio.bench.report_html import code_lines, terminal_summary
 from anonratio.bench.report_intervals import interval_table, plot_problem_intervals
 from anonratio.bench.report_plots import (
     N_LABELS,
@@ -462,12 +462,7 @@ def _meta(d: pd.DataFrame) -> list[str]:
         f"{len(d)} runs, {int(d['verified'].sum())} verified; problems: "
         + ", ".join(sorted(map(str, d["problem"].dropna().unique())))
     ]
-    if "version" in d.columns:
-        versions = sorted(map(str, d["version"].dropna().unique()))
-        if versions:
-            more = f" and {len(versions) - 3} more" if len(versions) > 3 else ""
-            lines.append("code version: " + ", ".join(f"`{v}`" for v in versions[:3]) + more)
-    return lines
+    return lines + code_lines(d)
 
 
 def _section(problem: str, p: pd.DataFrame, out_dir: Path):

@@ -28,6 +28,7 @@ __all__ = [
     "render_markdown",
     "write_pages",
     "terminal_summary",
+    "code_lines",
 ]
 
 _HOW_TO_READ = [
@@ -93,6 +94,39 @@ class ReportContent:
     findings_markdown: str = ""
     finding_pngs: list[Path] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+
+
+#: code identities a report names one by one (the rest are counted)
+_SHOWN_CODES = 5
+_NO_CODE = "\0"  # a row without a version (sorts first among equal counts)
+
+
+def code_lines(d: pd.DataFrame) -> list[str]:
+    """The report lines that say which code made the rows: each ``version`` (the code identity,
+    :func:`~anonratio.bench.record.package_version`) with its row count, most rows first, and a
+    warning when the rows come from more than one."""
+    if "version" not in d.columns:
+        return ["code that made the rows: not recorded (no `version` column)"]
+    counts = d["version"].astype("string").fillna(_NO_CODE).value_counts(sort=False)
+    counts = counts.sort_index().sort_values(ascending=False, kind="stable")
+
+    def rows(n: int) -> str:
+        return f"{n} row" + ("" if n == 1 else "s")
+
+    parts = [
+        f"{'unrecorded' if v == _NO_CODE else f'`{v}`'} ({rows(int(n))})"
+        for v, n in counts.iloc[:_SHOWN_CODES].items()
+    ]
+    if len(counts) > _SHOWN_CODES:
+        rest = counts.iloc[_SHOWN_CODES:]
+        parts.append(f"{len(rest)} more ({rows(int(rest.sum()))})")
+    lines = ["code that made the rows: " + ", ".join(parts)]
+    if len(counts) > 1:
+        lines.append(
+            f"**Warning: these rows were made by {len(counts)} different versions of the code**; "
+            "their ratios need not be comparable (run the sweep again with one install)"
+        )
+    return lines
 
 
 def _cell(value) -> str:

@@ -462,8 +462,8 @@ def sweep(
         ``status="time_limit"``); default ``10 + 0.2 * time_limit``.
     journal : Journal, optional
         An open :class:`~anonratio.bench.journal.Journal`: runs it already holds (same task,
-        memory limit and code version) are skipped, each finished run is appended to it at once,
-        and the table is read back from it.
+        memory limit and code: the imported package's source hash) are skipped, each finished
+        run is appended to it at once, and the table is read back from it.
 
     Notes
     -----

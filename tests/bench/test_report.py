@@ -288,3 +288,23 @@ def test_report_on_a_running_sweep_says_it_is_running(tmp_path, capsys):
     assert doc["kind"] == "bad_input"
     assert f"a sweep is still writing to it (process {os.getpid()})" in doc["error"]
     assert "records 1 finished run" in doc["error"]
+
+
+def test_report_says_which_code_made_the_rows_and_warns_when_they_mix(tmp_path):
+    df = _results()
+    df["version"] = "0.1.0+src.aaaaaaaaaaaa"
+    out = write_report(df, tmp_path / "one")
+    md, page = out["report_md"].read_text(), out["report_html"].read_text()
+    line = f"code that made the rows: `0.1.0+src.aaaaaaaaaaaa` ({len(df)} rows)"
+    assert line in md and "<code>0.1.0+src.aaaaaaaaaaaa</code>" in page
+    assert "Warning" not in md and "Warning" not in page
+    df.loc[df.index[:3], "version"] = "0.1.0+src.bbbbbbbbbbbb.g1234567ab.dirty"
+    df.loc[df.index[3], "version"] = None
+    out = write_report(df, tmp_path / "mixed")
+    md, page = out["report_md"].read_text(), out["report_html"].read_text()
+    assert (
+        f"code that made the rows: `0.1.0+src.aaaaaaaaaaaa` ({len(df) - 4} rows), "
+        "`0.1.0+src.bbbbbbbbbbbb.g1234567ab.dirty` (3 rows), unrecorded (1 row)"
+    ) in md
+    warning = "Warning: these rows were made by 3 different versions of the code"
+    assert f"**{warning}**" in md and f"<strong>{warning}</strong>" in page
