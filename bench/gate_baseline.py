@@ -198,7 +198,8 @@ def write_baseline(
     """Write the baseline of the rated rows atomically; returns its path.
 
     ``keep``: entries of other algorithms to carry over unchanged (a gate restricted with
-    ``--algorithm`` updates those algorithms only).
+    ``--algorithm`` updates those algorithms only), in the file's order; an algorithm given with
+    no entries keeps its place for this run's rows (it is dropped if they have none).
     """
     path = Path(path) if path is not None else DEFAULT_BASELINE
     version = record.package_version()
@@ -213,6 +214,7 @@ def write_baseline(
             "instance_id": row["instance_id"],
             "version": version,
         }
+    entries = {alg: by_instance for alg, by_instance in entries.items() if by_instance}
     doc = {
         "description": "Baseline of `anonratio gate`: per approximation algorithm or heuristic "
         "and tracked instance (anonratio.bench.reference), the ratio of its verified cost to the "
