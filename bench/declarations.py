@@ -205,9 +205,9 @@ class Algorithm:
         seconds from the call. A ``hint`` that takes a time limit gets
         :data:`WARM_START_SHARE` of it (a local search); one that does not (an approximation)
         runs to its end. The function then gets the time left until the deadline (at least a
-        millisecond: an exact model stopped at once returns the hint with ``time_limit``), and
-        every CP-SAT, HiGHS or CBC solve inside the run stops by the deadline, however long its
-        model took to build (:func:`~anonratio.exact.options.run_deadline`).
+        millisecond: a solver's limit must be positive), and every CP-SAT, HiGHS or CBC solve
+        inside the run stops by the deadline, however long its model took to build
+        (:func:`~anonratio.exact.options.run_deadline`).
         """
         t0 = time.perf_counter()
         deadline = math.inf if time_limit is None else t0 + time_limit
