@@ -45,7 +45,7 @@ PUBLISHED_PROBLEMS = ("k-anonymity", "l-diversity", *CLUSTER_PROBLEMS)
 
 #: what each algorithm option asks of an algorithm, for the message refusing it
 OPTION_WHAT = {
-    "privacy": "privacy models beyond k-anonymity",
+    "privacy": "privacy models to enforce besides its own (k, r or l)",
     "max_suppression": "tuple suppression",
     "metric": "a utility metric to optimize",
 }
