@@ -147,12 +147,13 @@ def _ldiversity(request: Request, source: Source) -> Any:
 def _clustering(request: Request, source: Source) -> Any:
     from anonratio.instances.clustering import RCellularInstance, RGatherInstance
     from anonratio.instances.clustering.publish import points_from_frame
+    from anonratio.instances.frame_columns import name_hint
 
     frame = source.frame
     if request.sensitive is not None and request.sensitive not in frame.columns:
-        raise ValueError(
-            f"{request.name('sensitive')} column {request.sensitive!r} is not in the header"
-        )
+        what = request.name("sensitive")
+        hint = name_hint([request.sensitive], list(frame.columns), what)
+        raise ValueError(f"{what} column {request.sensitive!r} is not in the header{hint}")
     points = points_from_frame(
         frame, list(request.qi), scaling=request.scaling, lines=source.lines, source=source.name
     )

@@ -369,3 +369,12 @@ def test_a_qi_name_in_other_code_points_is_refused_with_both_spellings(
     code, out = _run(capsys, data, *extra, qi=f"{header},zip")  # as the header writes it
     assert code == 0, capsys.readouterr().err
     assert out.read_text(encoding="utf-8").splitlines()[0] == f"{header};sex;zip;disease"
+
+
+@pytest.mark.parametrize("extra", [[], ["--algorithm", "r-gather"]], ids=["kanon", "clusters"])
+def test_a_sensitive_name_in_other_code_points_is_refused_with_both_spellings(
+    extra, tmp_path, capsys
+):
+    data = _write(tmp_path / "data.csv", GOOD.replace("age", NFD_AGE, 1))
+    message = r"`(--)?sensitive` column .*'a\\u0302ge' \(NFD\)"
+    _refused(capsys, tmp_path, data, *extra, "--sensitive", NFC_AGE, qi="sex,zip", message=message)
