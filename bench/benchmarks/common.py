@@ -107,8 +107,19 @@ SIZE_OVERRIDES: dict[str, dict[str, list[tuple[str, dict[str, Any]]]]] = {
 
 SIZE_NAMES = ["small", "large"]
 
-#: set to ``1``, asv also sees the long set (:mod:`.bench_scale`, :mod:`.bench_bin_covering`)
+#: set to ``1``, asv also sees the long set, the modules ``long_*`` (:func:`long_benchmarks`)
 LONG_ENV = "ANONRATIO_ASV_LONG"
+
+#: algorithm -> the sizes timed in the long set only (:mod:`.long_times`): each takes 10 s or
+#: more on a laptop core (an exact model at its time limit, a search run to convergence), too
+#: slow for a commit comparison; every other size is timed in the fast set (:mod:`.bench_times`)
+SLOW_SIZES: dict[str, tuple[str, ...]] = {
+    "kanon-certified": ("large",),
+    "kanon-local-search": ("large",),
+    "kanon-box-greedy": ("large",),
+    "samarati": ("large",),
+    "r-cellular-certified": ("small", "large"),
+}
 STATS = ["worst", "mean"]
 
 
@@ -128,6 +139,11 @@ def long_benchmarks(
         for name in out:
             namespace.pop(name, None)
     return out
+
+
+def fast_sizes(name: str) -> list[str]:
+    """The sizes at which the fast set times the algorithm ``name`` (not :data:`SLOW_SIZES`)."""
+    return [size for size in SIZE_NAMES if size not in SLOW_SIZES.get(name, ())]
 
 
 def tracked_algorithms() -> list[Any]:

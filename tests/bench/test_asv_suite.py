@@ -13,28 +13,33 @@ from pathlib import Path
 import pytest
 from anonratio.bench import benchmarks
 from anonratio.bench.benchmarks import (
-    bench_bin_covering,
     bench_ratios,
-    bench_scale,
     bench_times,
     common,
+    long_bin_covering,
+    long_scale,
+    long_times,
 )
+from anonratio.bench.registry import REGISTRY
 
 #: asv's benchmark name prefixes
 PREFIXES = ("time_", "timeraw_", "track_", "peakmem_", "mem_")
 MODULES = sorted(Path(benchmarks.__file__).parent.glob("*.py"))
 FAST = (bench_ratios, bench_times)
-LONG = (bench_scale, bench_bin_covering)
+LONG = (long_scale, long_bin_covering, long_times)
 
 
 def discovered(module) -> dict[str, type]:
-    """The benchmark classes asv finds in ``module``: public classes with a benchmark method."""
+    """What asv finds in ``module``: public classes with a benchmark method, public functions
+    named as benchmarks."""
     return {
         name: obj
         for name, obj in vars(module).items()
         if not name.startswith("_")
-        and inspect.isclass(obj)
-        and any(m.startswith(PREFIXES) for m in dir(obj))
+        and (
+            (inspect.isclass(obj) and any(m.startswith(PREFIXES) for m in dir(obj)))
+            or (inspect.isfunction(obj) and name.startswith(PREFIXES))
+        )
     }
 
 
@@ -85,31 +90,53 @@ def _infinities(tree: ast.AST) -> list[int]:
 
 
 def test_no_benchmark_passes_an_infinite_budget():
-    assert {p.name for p in MODULES} >= {"bench_scale.py", "bench_ratios.py", "common.py"}
+    assert {p.name for p in MODULES} >= {"long_scale.py", "bench_ratios.py", "common.py"}
     for path in MODULES:
         assert _infinities(ast.parse(path.read_text())) == [], path.name
     assert _infinities(ast.parse('f(deadline=float("inf"), t=np.inf)')) == [1, 1]
 
 
 def test_a_value_computed_past_its_budget_is_refused():
-    bench_scale.finished(time.perf_counter() + 60, "ok")
+    long_scale.finished(time.perf_counter() + 60, "ok")
     with pytest.raises(TimeoutError, match="the compact LP: not finished within the budget"):
-        bench_scale.finished(time.perf_counter() - 1, "the compact LP")
-    assert bench_scale.deadline() - time.perf_counter() == pytest.approx(bench_scale.BUDGET, 1)
+        long_scale.finished(time.perf_counter() - 1, "the compact LP")
+    assert long_scale.deadline() - time.perf_counter() == pytest.approx(long_scale.BUDGET, 1)
+
+
+def _methods(classes) -> set[str]:
+    return {m for cls in classes for m in dir(cls) if m.startswith(PREFIXES)}
 
 
 def test_the_fast_set_excludes_the_long_set():
+    assert {p.stem for p in MODULES if p.stem.startswith(("bench_", "long_"))} == {
+        m.__name__.rsplit(".", 1)[1] for m in FAST + LONG
+    }
     for module in LONG:
         assert module.CLASSES and discovered(module) == {}, module.__name__
     ratios = discovered(bench_ratios)
     assert set(ratios) == set(bench_ratios.CLASSES) and "Ratio_forest" in ratios
-    assert set(discovered(bench_times)) == set(bench_times.CLASSES)
+    times = discovered(bench_times)
+    assert set(times) == set(bench_times.CLASSES)
+    assert not any(m.startswith(("peakmem_", "mem_")) for m in _methods(times.values()))
+    slow = common.SLOW_SIZES
+    for name, cls in times.items():
+        key = name.removeprefix("Time_")
+        assert cls.params and not set(cls.params) & set(slow.get(key.replace("_", "-"), ()))
+    assert "Time_r_cellular_certified" not in times  # both of its sizes are slow
+    assert times["Time_kanon_certified"].params == ["small"]
 
 
 def test_the_long_set_is_defined_with_its_environment_variable(long_set):
-    scale, bin_covering = long_set
+    scale, bin_covering, times = long_set
     assert set(discovered(scale)) == set(scale.CLASSES) >= {"ForestScale", "AdultBound"}
     assert set(discovered(bin_covering)) == {"OverfullLast1990", "TimeLast1990"}
+    assert set(discovered(times)) == set(times.CLASSES)
+    assert times.CLASSES["SlowTime_kanon_certified"].params == ["large"]
+    assert {f"peakmem_{common.ident(a)}" for a in REGISTRY} == {
+        m for m in _methods(times.CLASSES.values()) if m.startswith("peakmem_")
+    }
+    for name, sizes in common.SLOW_SIZES.items():
+        assert times.CLASSES[f"SlowTime_{common.ident(name)}"].params == list(sizes)
 
 
 def test_long_benchmarks_keeps_the_classes_only_when_asked():

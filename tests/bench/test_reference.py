@@ -14,7 +14,13 @@ import math
 
 import pytest
 from anonratio.bench import reference as ref_mod
-from anonratio.bench.benchmarks import bench_bin_covering, bench_ratios, bench_times, common
+from anonratio.bench.benchmarks import (
+    bench_ratios,
+    bench_times,
+    common,
+    long_bin_covering,
+    long_times,
+)
 from anonratio.bench.cli import main
 from anonratio.bench.reference import (
     ALL_REFERENCE,
@@ -185,16 +191,16 @@ def test_asv_ratio_benchmarks_cover_every_approximation_algorithm():
 
 
 def test_asv_time_benchmarks_cover_every_algorithm():
-    times, peak = _methods(bench_times, "time_"), _methods(bench_times, "peakmem_")
+    classes = [*bench_times.CLASSES.values(), *long_times.CLASSES.values()]
+    names = {name for cls in classes for name in dir(cls)}
     for alg in REGISTRY.values():
-        assert f"time_{common.ident(alg.name)}" in times, alg.name
-        assert f"peakmem_{common.ident(alg.name)}" in peak, alg.name
-    for cls in bench_times.CLASSES.values():
-        assert cls.params == ["small", "large"]
+        key = common.ident(alg.name)
+        sizes = [s for cls in classes for s in cls.params if f"time_{key}" in dir(cls)]
+        assert sorted(sizes) == ["large", "small"], alg.name  # each size, fast set or long
+        assert f"peakmem_{key}" in names, alg.name
+    for cls in classes:
         assert cls.setup_cache is common.size_cache
-    assert (
-        bench_bin_covering.CLASSES["OverfullLast1990"].setup_cache is bench_bin_covering._last1990
-    )
+    assert long_bin_covering.CLASSES["OverfullLast1990"].setup_cache is long_bin_covering._last1990
 
 
 def test_ratio_benchmarks_run_on_the_reference_set():
