@@ -19,10 +19,12 @@ cellular model has ``O(n^3)`` pairs).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from anonratio.exact.clustering.deadline import check_deadline
 from anonratio.exact.options import check_upper_bound
 from anonratio.exact.run import RunResult, check_run_options, decide_status
 from anonratio.instances import Solution, verify
@@ -51,6 +53,7 @@ __all__ = [
     "gather_data",
     "cellular_data",
     "make_solution",
+    "deadline_solution",
     "groups",
 ]
 
@@ -152,12 +155,22 @@ class GatherData:
         out[center >= 0] = labels
         return out, used
 
+    def nonzeros(self) -> int:
+        """Coefficients of the model (an upper estimate): per pair, its assignment row, the
+        link to its center and its radius level (two each) and its center's size row; per
+        center, its size, least-radius (two) and cluster-count rows; per radius level, two
+        (monotone levels) and the objective's; per point, two for its outlier variable."""
+        levels = self.cand.size - self.t_lb
+        points = int(self.pi.max()) + 1 if self.pi.size and self.max_outliers else 0
+        return int(6 * self.pi.size + 4 * self.centers.size + 3 * levels + 2 * points)
+
 
 def gather_data(
     instance: ClusteringInstance,
     *,
     hint: tuple[np.ndarray, np.ndarray] | None = None,
     upper_bound: float | None = None,
+    deadline: float = math.inf,
 ) -> GatherData:
     """Candidate radii, pairs and bounds of a min-max-radius instance.
 
@@ -169,11 +182,15 @@ def gather_data(
     and centers without ``r`` points within it, are dropped. The lower bound is the least
     ``r``-point radius over the centers and, when the distances are a metric, the verifier's
     :func:`~anonratio.instances.clustering.verify.clustering_lower_bound` (``d_{r-1}(i) / 2``).
+    :class:`~anonratio.exact.clustering.deadline.BuildTimeout` once ``deadline`` (a
+    ``time.perf_counter`` reading) has passed.
     """
     n, r = instance.n, instance.r  # type: ignore[attr-defined]
     q = getattr(instance, "max_unclustered", 0)
     k = getattr(instance, "k", n)
+    check_deadline(deadline, "computing the distances")
     d = _distances(instance)
+    check_deadline(deadline, "listing the candidate radii")
     srt = np.sort(d, axis=1)
     ub = float(srt[:, n - q - 1].min())  # one cluster of the n - q nearest points
     info: dict[str, Any] = {"one_cluster_radius": ub}
@@ -195,6 +212,7 @@ def gather_data(
     pt = np.searchsorted(cand, d[pi, pv])
     center_t = np.searchsorted(cand, least[centers])
     t_lb = int(center_t.min()) if centers.size else cand.size
+    check_deadline(deadline, "listing the candidate pairs")
     metric = instance.metric != "precomputed" or instance.triangle_violation() is None
     if metric:  # d_{r-1}(i) / 2 (needs the triangle inequality); floats: a relative slack
         lb = clustering_lower_bound(instance)[0]
@@ -255,6 +273,13 @@ class CellularData:
             return value
         return value / self.scale
 
+    def nonzeros(self) -> int:
+        """Coefficients of the model: per pair, its objective, assignment and link to its
+        cluster (two); per cluster, its objective; r-cellular adds each cluster's size row."""
+        n_pairs, n_clusters = self.pi.size, self.cv.size
+        size_rows = n_pairs + n_clusters if self.r > 1 else 0
+        return int(4 * n_pairs + n_clusters + size_rows)
+
 
 def _cellular_upper_bound(d: np.ndarray, f: np.ndarray, r: int) -> float:
     """One cluster at the best center; for ``r = 1`` also every point alone (best center)."""
@@ -285,6 +310,7 @@ def cellular_data(
     *,
     hint: tuple[np.ndarray, np.ndarray] | None = None,
     upper_bound: float | None = None,
+    deadline: float = math.inf,
 ) -> CellularData:
     """The clusters ``(v, d)`` of §3 worth considering, their potential members and costs.
 
@@ -292,10 +318,13 @@ def cellular_data(
     with ``U`` the least of one cluster, all singletons (``r = 1``), the hint's cost and
     ``upper_bound``: a cluster needs ``max(r, 1)`` potential members, and its cost is at least
     ``f(v) + max(r, 1) d``, so one above ``U`` is dropped.
+    :class:`~anonratio.exact.clustering.deadline.BuildTimeout` once ``deadline`` (a
+    ``time.perf_counter`` reading) has passed.
     """
     n = instance.n
     r = max(getattr(instance, "r", 1), 1)
     f = np.asarray(instance.facility, dtype=float)
+    check_deadline(deadline, "computing the distances")
     d = _distances(instance)
     ub = _cellular_upper_bound(d, f, r)
     info: dict[str, Any] = {"trivial_cost": ub}
@@ -314,6 +343,7 @@ def cellular_data(
     cv, crad, pi, pc = [], [], [], []
     n_clusters = 0
     for v in range(n):  # the clusters centered at v, members by increasing distance
+        check_deadline(deadline, "listing the candidate clusters")
         order = np.argsort(d[v], kind="stable")
         row = d[v, order]
         rad = np.unique(row)
@@ -443,3 +473,32 @@ def make_solution(
         labels, algorithm, params=params, seed=seed, status=status, objective=cost,
         bound=bound, t0=t0, info=info,
     )  # fmt: skip
+
+
+def deadline_solution(
+    instance: ClusteringInstance,
+    hint: tuple[np.ndarray, np.ndarray] | None,
+    hint_bound: float | None,
+    reason: str,
+    data_info: dict[str, Any],
+    *,
+    solver: str,
+    **common: Any,
+) -> Solution:
+    """The :class:`Solution` of a run whose deadline came before its solver could start.
+
+    The clustering is ``hint`` (``(labels, centers)`` of :func:`hint_clusters`), if any; the
+    bound is the best one the run holds without a solver: the verifier's
+    :func:`~anonratio.instances.clustering.verify.clustering_lower_bound`, the model data's
+    ``lower_bound_used`` (min max radius) and ``hint_bound`` (the hint's own proven
+    ``lower_bound``, e.g. the primal-dual's dual objective), whichever is largest. The status is
+    decided as for a solver run stopped by its limit (:func:`make_solution`): ``time_limit``,
+    or ``optimal`` when the bound meets the hint's cost. ``info["reason"]`` says why the solver
+    did not run; ``common`` holds :func:`make_solution`'s keywords.
+    """
+    bounds = (clustering_lower_bound(instance)[0], data_info.get("lower_bound_used"), hint_bound)
+    bound = max(b for b in bounds if b is not None)
+    info = {"solver": solver, "solver_status": "not run", "reason": reason}
+    info.update(n_variables=0, n_constraints=0)
+    run = RunResult("time_limit", None, None, None, 0.0, None, info)
+    return make_solution(instance, run, hint, bound, data_info, **common)

@@ -42,6 +42,13 @@ resolution). ``info["objective_scaling"]`` says which scaling was used and
 scaling of a float objective resolves about ``1e-6`` in absolute terms only: on five points
 with an optimum of 0.027 it stopped ``feasible`` at a relative gap of ``3.7e-5``.) The cellular
 model runs with CP-SAT's full LP relaxation (``linearization_level=2``).
+
+**The run's deadline** (``time_limit`` from the call, or the enclosing
+:func:`~anonratio.exact.options.run_deadline`'s when earlier) bounds the whole run: the data,
+the model and the hint are built under it, and a model that cannot load in the time left is not
+handed to CP-SAT (:mod:`anonratio.exact.clustering.deadline`). The run then stops with
+``status="time_limit"``, the hint's clustering (if any) and the best bound it holds
+(:func:`~anonratio.exact.clustering.candidates.deadline_solution`).
 """
 
 from __future__ import annotations
@@ -55,12 +62,14 @@ from anonratio.exact.clustering.candidates import (
     CellularData,
     GatherData,
     cellular_data,
+    deadline_solution,
     gather_data,
     groups,
     make_solution,
     solve_iv,
 )
-from anonratio.exact.options import run_params
+from anonratio.exact.clustering.deadline import BuildTimeout, check_size, timed
+from anonratio.exact.options import run_params, seconds_left, within_run
 from anonratio.exact.run import run_cpsat
 from anonratio.instances import Solution
 from anonratio.instances.clustering.instance import ClusteringInstance
@@ -76,7 +85,15 @@ _FLOOR_TOTAL = 2.0**52
 # ---------------------------------------------------------------------------------------------
 # r-gather, (r, eps)-gather, (k, r)-center
 # ---------------------------------------------------------------------------------------------
-def _gather_model(instance: ClusteringInstance, data: GatherData):
+def _bool_vars(model, names, deadline: float) -> list:
+    """One Boolean variable per name (an iterable of ``len``), the deadline checked as built."""
+    names, out = list(names), []
+    for part in timed(len(names), deadline, "building the variables"):
+        out.extend(model.new_bool_var(names[p]) for p in part)
+    return out
+
+
+def _gather_model(instance: ClusteringInstance, data: GatherData, deadline: float = math.inf):
     """The min-max-radius model of the module docstring: ``(model, x, y, o, R)``."""
     n, T = instance.n, data.cand.size
     LE = cp_model.LinearExpr
@@ -85,23 +102,27 @@ def _gather_model(instance: ClusteringInstance, data: GatherData):
     # R: index in cand of the largest radius (the objective), at least the proven lower bound.
     R = model.new_int_var(data.t_lb, T - 1, "R")
     # y[j]: a cluster is centered at point centers[j].
-    y = [model.new_bool_var(f"y_{v}") for v in data.centers]
+    y = _bool_vars(model, (f"y_{v}" for v in data.centers), deadline)
     # x[p]: point pi[p] joins the cluster centered at pv[p].
-    x = [model.new_bool_var(f"x_{i}_{v}") for i, v in zip(data.pi, data.pv, strict=True)]
+    pairs_ = zip(data.pi.tolist(), data.pv.tolist(), strict=True)
+    x = _bool_vars(model, (f"x_{i}_{v}" for i, v in pairs_), deadline)
     # o[i]: point i stays unclustered ((r, eps)-gather only).
-    o = [model.new_bool_var(f"o_{i}") for i in range(n)] if data.max_outliers else []
+    o = _bool_vars(model, (f"o_{i}" for i in range(n)), deadline) if data.max_outliers else []
 
     # Every point is in exactly one cluster (or unclustered).
-    for i, pairs in enumerate(groups(data.pi, n)):
-        model.add_exactly_one([x[p] for p in pairs] + ([o[i]] if o else []))
+    rows = groups(data.pi, n)
+    for part in timed(n, deadline, "building the constraints"):
+        for i in part:
+            model.add_exactly_one([x[p] for p in rows[i]] + ([o[i]] if o else []))
     if o:
         model.add(LE.sum(o) <= data.max_outliers)
     # A point joins an open cluster only, and raises the radius to its distance.
     slot = np.searchsorted(data.centers, data.pv)
-    for p in range(len(x)):
-        model.add_implication(x[p], y[slot[p]])
-        if data.pt[p] > data.t_lb:
-            model.add(R >= int(data.pt[p])).only_enforce_if(x[p])
+    for part in timed(len(x), deadline, "building the constraints"):
+        for p in part:
+            model.add_implication(x[p], y[slot[p]])
+            if data.pt[p] > data.t_lb:
+                model.add(R >= int(data.pt[p])).only_enforce_if(x[p])
     # An open cluster has at least r members, hence a radius of at least its r-th distance.
     for j, pairs in enumerate(groups(slot, data.centers.size)):
         if data.r > 1:
@@ -116,13 +137,14 @@ def _gather_model(instance: ClusteringInstance, data: GatherData):
     return model, x, y, o, R
 
 
-def _gather_hint(model, data: GatherData, x, y, o, R) -> None:
+def _gather_hint(model, data: GatherData, x, y, o, R, deadline: float = math.inf) -> None:
     """A complete hint: the hint's pairs, centers, outliers and radius index."""
     chosen = data.hint_pair[data.hint_pair >= 0]
     on = np.zeros(len(x), dtype=bool)
     on[chosen] = True
-    for p, var in enumerate(x):
-        model.add_hint(var, bool(on[p]))
+    for part in timed(len(x), deadline, "setting the hint"):
+        for p in part:
+            model.add_hint(x[p], bool(on[p]))
     opened = np.isin(data.centers, data.pv[chosen])
     for j, var in enumerate(y):
         model.add_hint(var, bool(opened[j]))
@@ -131,11 +153,13 @@ def _gather_hint(model, data: GatherData, x, y, o, R) -> None:
     model.add_hint(R, max(int(data.hint_t), data.t_lb))
 
 
-def _solve_gather(instance, data, time_limit, seed, threads):
-    model, x, y, o, R = _gather_model(instance, data)
+def _solve_gather(instance, data, deadline, seed, threads):
+    check_size(data.nonzeros(), "cpsat", deadline, build=True)
+    model, x, y, o, R = _gather_model(instance, data, deadline)
     if data.hint_pair is not None:
-        _gather_hint(model, data, x, y, o, R)
-    run = run_cpsat(model, time_limit=time_limit, seed=seed, threads=threads)
+        _gather_hint(model, data, x, y, o, R, deadline)
+    check_size(data.nonzeros(), "cpsat", deadline, build=False)
+    run = run_cpsat(model, time_limit=seconds_left(deadline), seed=seed, threads=threads)
     decoded = None
     if run.has_solution:
         chosen = np.flatnonzero([run.value(v) for v in x])
@@ -169,7 +193,9 @@ def floor_scaling(coef_y: np.ndarray, coef_x: np.ndarray) -> tuple[np.ndarray, n
     return np.floor(coef_y * scale), np.floor(coef_x * scale), scale
 
 
-def _cellular_model(instance: ClusteringInstance, data: CellularData, cy: list, cx: list):
+def _cellular_model(
+    instance: ClusteringInstance, data: CellularData, cy: list, cx: list, deadline: float = math.inf
+):
     """The cluster IP of §3 (module docstring) with objective coefficients ``cy`` (opening a
     cluster) and ``cx`` (a pair): ``(model, x, y)``."""
     n, m = instance.n, data.cv.size
@@ -177,40 +203,48 @@ def _cellular_model(instance: ClusteringInstance, data: CellularData, cy: list, 
     model = cp_model.CpModel()
 
     # y[c]: cluster c = (cv[c], crad[c]) is open.
-    y = [model.new_bool_var(f"y_{v}_{c}") for c, v in enumerate(data.cv)]
+    y = _bool_vars(model, (f"y_{v}_{c}" for c, v in enumerate(data.cv.tolist())), deadline)
     # x[p]: point pi[p] joins cluster pc[p] (a potential member: within its radius).
-    x = [model.new_bool_var(f"x_{i}_{c}") for i, c in zip(data.pi, data.pc, strict=True)]
+    pairs_ = zip(data.pi.tolist(), data.pc.tolist(), strict=True)
+    x = _bool_vars(model, (f"x_{i}_{c}" for i, c in pairs_), deadline)
 
     # Every point is in exactly one cluster.
-    for pairs in groups(data.pi, n):
-        model.add_exactly_one([x[p] for p in pairs])
+    rows = groups(data.pi, n)
+    for part in timed(n, deadline, "building the constraints"):
+        for i in part:
+            model.add_exactly_one([x[p] for p in rows[i]])
     # A point joins an open cluster only.
-    for p, c in enumerate(data.pc):
-        model.add_implication(x[p], y[c])
+    pc = data.pc.tolist()
+    for part in timed(len(x), deadline, "building the constraints"):
+        for p in part:
+            model.add_implication(x[p], y[pc[p]])
     # r-cellular: an open cluster has at least r members.
     if data.r > 1:
-        for c in range(m):
-            members = x[data.start[c] : data.start[c + 1]]
-            model.add(LE.sum(members) >= data.r * y[c])
+        for part in timed(m, deadline, "building the constraints"):
+            for c in part:
+                members = x[data.start[c] : data.start[c + 1]]
+                model.add(LE.sum(members) >= data.r * y[c])
 
     # Objective: setup costs of the open clusters plus radius x members, integers.
     model.minimize(LE.weighted_sum(y + x, cy + cx))
     return model, x, y
 
 
-def _cellular_hint(model, data: CellularData, x, y) -> None:
+def _cellular_hint(model, data: CellularData, x, y, deadline: float = math.inf) -> None:
     """A complete hint: the hint's pairs and the clusters they open."""
     on = np.zeros(len(x), dtype=bool)
     on[data.hint_pair] = True
     opened = np.zeros(len(y), dtype=bool)
     opened[data.pc[data.hint_pair]] = True
-    for p, var in enumerate(x):
-        model.add_hint(var, bool(on[p]))
+    for part in timed(len(x), deadline, "setting the hint"):
+        for p in part:
+            model.add_hint(x[p], bool(on[p]))
     for c, var in enumerate(y):
         model.add_hint(var, bool(opened[c]))
 
 
-def _solve_cellular(instance, data, time_limit, seed, threads):
+def _solve_cellular(instance, data, deadline, seed, threads):
+    check_size(data.nonzeros(), "cpsat", deadline, build=True)
     if data.scale is not None:  # exact: decimals scaled by 10^p
         cy, cx, scale, resolution = data.coef_y, data.coef_x, data.scale, 0.0
     else:
@@ -219,13 +253,16 @@ def _solve_cellular(instance, data, time_limit, seed, threads):
         data.info["objective_scaling"] = f"integer x 2^{round(math.log2(scale))} (rounded down)"
     data.info["objective_resolution"] = resolution
     ints = (cy.astype(np.int64).tolist(), cx.astype(np.int64).tolist())
-    model, x, y = _cellular_model(instance, data, *ints)
+    model, x, y = _cellular_model(instance, data, *ints, deadline)
     if data.hint_pair is not None:
-        _cellular_hint(model, data, x, y)
+        _cellular_hint(model, data, x, y, deadline)
+    check_size(data.nonzeros(), "cpsat", deadline, build=False)
     # the full LP relaxation (linearization_level 2) closes the gap of this facility-location
     # model far faster (r-cellular, 20 uniform points: 1.8 s instead of 47 s)
     params: dict = {"linearization_level": 2}
-    run = run_cpsat(model, time_limit=time_limit, seed=seed, threads=threads, parameters=params)
+    run = run_cpsat(
+        model, time_limit=seconds_left(deadline), seed=seed, threads=threads, parameters=params
+    )
     decoded = None
     if run.has_solution:
         chosen = np.flatnonzero([run.value(v) for v in x])
@@ -259,7 +296,8 @@ def solve_cpsat(
     instance : ClusteringInstance
         An r-gather, r-eps-gather, kr-center, cellular or r-cellular instance.
     time_limit : float
-        Seconds for CP-SAT (``max_time_in_seconds``), > 0.
+        Seconds for the whole run from the call, > 0: building the model counts, CP-SAT gets
+        what is left (``max_time_in_seconds``). Module docstring: "The run's deadline".
     seed : int or None
         CP-SAT's ``random_seed`` (None means 0); recorded as given.
     threads : int
@@ -299,20 +337,30 @@ def solve_cpsat(
     time_limit, solver_seed, threads, hint_lc, upper_bound = solve_iv(
         instance, time_limit, seed, threads, hint, upper_bound
     )
+    deadline = within_run(t0 + time_limit)
     gather = isinstance(instance, GATHER)
     build = gather_data if gather else cellular_data
-    data = build(instance, hint=hint_lc, upper_bound=upper_bound)
     common = {
         "algorithm": f"{instance.problem}-cpsat",
         "params": run_params(instance, time_limit, threads, upper_bound, hint),
         "seed": seed,
         "t0": t0,
     }
-    if data.infeasible:
-        return make_solution(
-            instance, None, None, None, data.info, infeasible=data.infeasible, **common
+    info: dict = {}
+    try:
+        data = build(instance, hint=hint_lc, upper_bound=upper_bound, deadline=deadline)
+        info = data.info
+        if data.infeasible:
+            return make_solution(
+                instance, None, None, None, info, infeasible=data.infeasible, **common
+            )
+        solve = _solve_gather if gather else _solve_cellular
+        run, decoded, bound, resolution = solve(instance, data, deadline, solver_seed, threads)
+    except BuildTimeout as stop:
+        info["hint_used"] = False
+        hint_bound = hint.lower_bound if isinstance(hint, Solution) else None
+        return deadline_solution(
+            instance, hint_lc, hint_bound, str(stop), info, solver="cp-sat", **common
         )
-    solve = _solve_gather if gather else _solve_cellular
-    run, decoded, bound, resolution = solve(instance, data, time_limit, solver_seed, threads)
     data.info["hint_used"] = data.hint_pair is not None
     return make_solution(instance, run, decoded, bound, data.info, resolution=resolution, **common)

@@ -16,10 +16,16 @@ The models of :mod:`anonratio.exact.clustering.cpsat`, linear:
 
 The status comes from the solver's own proof (:func:`~anonratio.exact.run.run_pulp`), never from
 PuLP's ``prob.status``, and is decided again from the verified cost.
+
+The run's deadline bounds the whole run, as for CP-SAT (module docstring of
+:mod:`~anonratio.exact.clustering.cpsat`): PuLP's copy of a model into HiGHS, or its MPS file
+for CBC, cannot be interrupted, so a model too large to load in the time left is not handed over
+(:mod:`anonratio.exact.clustering.deadline`).
 """
 
 from __future__ import annotations
 
+import math
 from time import perf_counter
 
 import numpy as np
@@ -29,12 +35,14 @@ from anonratio.exact.clustering.candidates import (
     CellularData,
     GatherData,
     cellular_data,
+    deadline_solution,
     gather_data,
     groups,
     make_solution,
     solve_iv,
 )
-from anonratio.exact.options import run_params
+from anonratio.exact.clustering.deadline import BuildTimeout, check_size, timed
+from anonratio.exact.options import run_params, seconds_left, within_run
 from anonratio.exact.run import run_pulp
 from anonratio.instances import Solution
 from anonratio.instances.clustering.instance import ClusteringInstance
@@ -45,7 +53,15 @@ __all__ = ["solve_highs", "solve_cbc", "solve_ilp"]
 # ---------------------------------------------------------------------------------------------
 # r-gather, (r, eps)-gather, (k, r)-center
 # ---------------------------------------------------------------------------------------------
-def _gather_model(instance: ClusteringInstance, data: GatherData):
+def _binaries(prob, names, deadline: float) -> list:
+    """One binary variable per name (an iterable), the deadline checked as they are built."""
+    names, out = list(names), []
+    for part in timed(len(names), deadline, "building the variables"):
+        out.extend(prob.add_variable(names[p], 0, 1, cat="Binary") for p in part)
+    return out
+
+
+def _gather_model(instance: ClusteringInstance, data: GatherData, deadline: float = math.inf):
     """The level ILP of the module docstring: ``(prob, x, y, o, z)``."""
     n, T, t0 = instance.n, int(data.cand.size), int(data.t_lb)
     prob = pulp.LpProblem("min_max_radius_clustering", pulp.LpMinimize)
@@ -56,13 +72,11 @@ def _gather_model(instance: ClusteringInstance, data: GatherData):
     # (Integer, not Binary: PuLP resets a Binary's bounds to [0, 1].)
     z = [prob.add_variable(f"z_{t}", int(t == t0), 1, cat="Integer") for t in range(t0, T)]
     # y[j]: a cluster is centered at centers[j]; x[p]: point pi[p] joins the one at pv[p].
-    y = [prob.add_variable(f"y_{v}", 0, 1, cat="Binary") for v in data.centers]
-    x = [
-        prob.add_variable(f"x_{i}_{v}", 0, 1, cat="Binary")
-        for i, v in zip(data.pi, data.pv, strict=True)
-    ]
+    y = _binaries(prob, (f"y_{v}" for v in data.centers), deadline)
+    pairs_ = zip(data.pi.tolist(), data.pv.tolist(), strict=True)
+    x = _binaries(prob, (f"x_{i}_{v}" for i, v in pairs_), deadline)
     # o[i]: point i stays unclustered ((r, eps)-gather only).
-    o = [prob.add_variable(f"o_{i}", 0, 1, cat="Binary") for i in range(n)]
+    o = _binaries(prob, (f"o_{i}" for i in range(n)), deadline)
     o = o if data.max_outliers else []
 
     def level(t):  # the variable "radius >= cand[t]" (None: implied by the lower bound)
@@ -74,16 +88,20 @@ def _gather_model(instance: ClusteringInstance, data: GatherData):
     for a in range(len(z) - 1):
         prob += z[a + 1] <= z[a], f"level_{a}"
     # Every point is in exactly one cluster (or unclustered).
-    for i, pairs in enumerate(groups(data.pi, n)):
-        prob += pulp.lpSum([x[p] for p in pairs] + ([o[i]] if o else [])) == 1, f"assign_{i}"
+    rows = groups(data.pi, n)
+    for part in timed(n, deadline, "building the constraints"):
+        for i in part:
+            assign = pulp.lpSum([x[p] for p in rows[i]] + ([o[i]] if o else []))
+            prob += assign == 1, f"assign_{i}"
     if o:
         prob += pulp.lpSum(o) <= data.max_outliers, "outliers"
     # A point joins an open cluster only, and raises the radius to its distance.
     slot = np.searchsorted(data.centers, data.pv)
-    for p in range(len(x)):
-        prob += x[p] <= y[slot[p]], f"open_{p}"
-        if level(data.pt[p]) is not None:
-            prob += x[p] <= level(data.pt[p]), f"radius_{p}"
+    for part in timed(len(x), deadline, "building the constraints"):
+        for p in part:
+            prob += x[p] <= y[slot[p]], f"open_{p}"
+            if level(data.pt[p]) is not None:
+                prob += x[p] <= level(data.pt[p]), f"radius_{p}"
     # An open cluster has at least r members, hence a radius of at least its r-th distance.
     for j, pairs in enumerate(groups(slot, data.centers.size)):
         if data.r > 1:
@@ -95,13 +113,14 @@ def _gather_model(instance: ClusteringInstance, data: GatherData):
     return prob, x, y, o, z
 
 
-def _gather_start(data: GatherData, x, y, o, z) -> None:
+def _gather_start(data: GatherData, x, y, o, z, deadline: float = math.inf) -> None:
     """A MIP start: the hint's pairs, centers, outliers and radius levels."""
     chosen = data.hint_pair[data.hint_pair >= 0]
     on = np.zeros(len(x), dtype=bool)
     on[chosen] = True
-    for p, var in enumerate(x):
-        var.setInitialValue(int(on[p]))
+    for part in timed(len(x), deadline, "setting the MIP start"):
+        for p in part:
+            x[p].setInitialValue(int(on[p]))
     opened = np.isin(data.centers, data.pv[chosen])
     for j, var in enumerate(y):
         var.setInitialValue(int(opened[j]))
@@ -114,18 +133,16 @@ def _gather_start(data: GatherData, x, y, o, z) -> None:
 # ---------------------------------------------------------------------------------------------
 # cellular, r-cellular
 # ---------------------------------------------------------------------------------------------
-def _cellular_model(instance: ClusteringInstance, data: CellularData):
+def _cellular_model(instance: ClusteringInstance, data: CellularData, deadline: float = math.inf):
     """The cluster IP of §3: ``(prob, x, y)``."""
     n, m = instance.n, data.cv.size
     prob = pulp.LpProblem("cellular_clustering", pulp.LpMinimize)
 
     # y[c]: cluster c = (cv[c], crad[c]) is open.
-    y = [prob.add_variable(f"y_{v}_{c}", 0, 1, cat="Binary") for c, v in enumerate(data.cv)]
+    y = _binaries(prob, (f"y_{v}_{c}" for c, v in enumerate(data.cv.tolist())), deadline)
     # x[p]: point pi[p] joins cluster pc[p] (a potential member: within its radius).
-    x = [
-        prob.add_variable(f"x_{i}_{c}", 0, 1, cat="Binary")
-        for i, c in zip(data.pi, data.pc, strict=True)
-    ]
+    pairs_ = zip(data.pi.tolist(), data.pc.tolist(), strict=True)
+    x = _binaries(prob, (f"x_{i}_{c}" for i, c in pairs_), deadline)
 
     # Objective: setup costs of the open clusters plus radius x members (scaled when exact).
     cy, cx = data.coef_y.tolist(), data.coef_x.tolist()
@@ -133,27 +150,33 @@ def _cellular_model(instance: ClusteringInstance, data: CellularData):
         cy, cx = [int(v) for v in cy], [int(v) for v in cx]
     prob += pulp.LpAffineExpression(list(zip(y + x, cy + cx, strict=True)))
     # Every point is in exactly one cluster.
-    for i, pairs in enumerate(groups(data.pi, n)):
-        prob += pulp.lpSum(x[p] for p in pairs) == 1, f"assign_{i}"
+    rows = groups(data.pi, n)
+    for part in timed(n, deadline, "building the constraints"):
+        for i in part:
+            prob += pulp.lpSum(x[p] for p in rows[i]) == 1, f"assign_{i}"
     # A point joins an open cluster only.
-    for p, c in enumerate(data.pc):
-        prob += x[p] <= y[c], f"open_{p}"
+    pc = data.pc.tolist()
+    for part in timed(len(x), deadline, "building the constraints"):
+        for p in part:
+            prob += x[p] <= y[pc[p]], f"open_{p}"
     # r-cellular: an open cluster has at least r members.
     if data.r > 1:
-        for c in range(m):
-            members = x[data.start[c] : data.start[c + 1]]
-            prob += pulp.lpSum(members) >= data.r * y[c], f"size_{c}"
+        for part in timed(m, deadline, "building the constraints"):
+            for c in part:
+                members = x[data.start[c] : data.start[c + 1]]
+                prob += pulp.lpSum(members) >= data.r * y[c], f"size_{c}"
     return prob, x, y
 
 
-def _cellular_start(data: CellularData, x, y) -> None:
+def _cellular_start(data: CellularData, x, y, deadline: float = math.inf) -> None:
     """A MIP start: the hint's pairs and the clusters they open."""
     on = np.zeros(len(x), dtype=bool)
     on[data.hint_pair] = True
     opened = np.zeros(len(y), dtype=bool)
     opened[data.pc[data.hint_pair]] = True
-    for p, var in enumerate(x):
-        var.setInitialValue(int(on[p]))
+    for part in timed(len(x), deadline, "setting the MIP start"):
+        for p in part:
+            x[p].setInitialValue(int(on[p]))
     for c, var in enumerate(y):
         var.setInitialValue(int(opened[c]))
 
@@ -161,6 +184,25 @@ def _cellular_start(data: CellularData, x, y) -> None:
 # ---------------------------------------------------------------------------------------------
 # the solvers
 # ---------------------------------------------------------------------------------------------
+def _build(instance, data, solver, deadline):
+    """``(prob, x, integral)``: the model and its MIP start (from the hint, if any), built
+    under the deadline, and refused when it could not load into ``solver`` in the time left."""
+    check_size(data.nonzeros(), solver, deadline, build=True)
+    start = data.hint_pair is not None
+    if isinstance(data, GatherData):
+        prob, x, y, o, z = _gather_model(instance, data, deadline)
+        if start:
+            _gather_start(data, x, y, o, z, deadline)
+        integral = True
+    else:
+        prob, x, y = _cellular_model(instance, data, deadline)
+        if start:
+            _cellular_start(data, x, y, deadline)
+        integral = data.scale is not None
+    check_size(data.nonzeros(), solver, deadline, build=False)
+    return prob, x, integral
+
+
 def _chosen(run, x) -> np.ndarray:
     return np.flatnonzero([(run.value(v) or 0.0) > 0.5 for v in x])
 
@@ -188,7 +230,8 @@ def solve_ilp(
         One of the five registered clustering problems.
     solver : {"highs", "cbc"}
     time_limit : float
-        Seconds, > 0.
+        Seconds for the whole run from the call, > 0: building the model and PuLP's copy of it
+        into the solver count (module docstring).
     seed : int or None
         Solver seed (None means 0); recorded as given.
     threads : int
@@ -212,8 +255,8 @@ def solve_ilp(
     >>> from anonratio.instances.clustering import CellularInstance
     >>> inst = CellularInstance([[0.0], [1.0], [10.0]], facility_costs=[1, 1, 1])
     >>> sol = solve_ilp(inst, time_limit=10)
-    >>> sol.status, sol.objective
-    ('optimal', 4.0)
+    >>> sol.status, sol.objective  # three singletons, each paying its setup cost
+    ('optimal', 3.0)
     """
     t0 = perf_counter()
     if solver not in ("highs", "cbc"):
@@ -221,34 +264,35 @@ def solve_ilp(
     time_limit, solver_seed, threads, hint_lc, upper_bound = solve_iv(
         instance, time_limit, seed, threads, hint, upper_bound
     )
+    deadline = within_run(t0 + time_limit)
     gather = isinstance(instance, GATHER)
     build = gather_data if gather else cellular_data
-    data = build(instance, hint=hint_lc, upper_bound=upper_bound)
     common = {
         "algorithm": f"{instance.problem}-{solver}",
         "params": run_params(instance, time_limit, threads, upper_bound, hint),
         "seed": seed,
         "t0": t0,
     }
-    if data.infeasible:
-        return make_solution(
-            instance, None, None, None, data.info, infeasible=data.infeasible, **common
+    info: dict = {}
+    try:
+        data = build(instance, hint=hint_lc, upper_bound=upper_bound, deadline=deadline)
+        info = data.info
+        if data.infeasible:
+            return make_solution(
+                instance, None, None, None, info, infeasible=data.infeasible, **common
+            )
+        start = data.hint_pair is not None
+        prob, x, integral = _build(instance, data, solver, deadline)
+    except BuildTimeout as stop:
+        info["hint_used"] = False
+        hint_bound = hint.lower_bound if isinstance(hint, Solution) else None
+        return deadline_solution(
+            instance, hint_lc, hint_bound, str(stop), info, solver=solver, **common
         )
-    start = data.hint_pair is not None
-    if gather:
-        prob, x, y, o, z = _gather_model(instance, data)
-        if start:
-            _gather_start(data, x, y, o, z)
-        integral = True
-    else:
-        prob, x, y = _cellular_model(instance, data)
-        if start:
-            _cellular_start(data, x, y)
-        integral = data.scale is not None
     run = run_pulp(
         prob,
         solver=solver,
-        time_limit=time_limit,
+        time_limit=seconds_left(deadline),
         seed=solver_seed,
         threads=threads,
         warm_start=start,

@@ -1,10 +1,16 @@
 """Tests of exact/clustering/cpsat.py (and the dispatcher): tiny instances of the five problems
 against the brute-force optimum."""
 
+import math
+import re
+from time import perf_counter
+
 import numpy as np
 import pytest
-from anonratio.exact.clustering import METHODS, solve_clustering, solve_highs
+from anonratio.exact.clustering import METHODS, deadline, solve_clustering, solve_highs
+from anonratio.exact.clustering import cpsat as cpsat_module
 from anonratio.exact.clustering.cpsat import solve_cpsat
+from anonratio.exact.options import run_deadline
 from anonratio.instances import Solution, verify
 from anonratio.instances.clustering import (
     CellularInstance,
@@ -13,6 +19,7 @@ from anonratio.instances.clustering import (
     REpsGatherInstance,
     RGatherInstance,
 )
+from anonratio.instances.clustering.verify import clustering_lower_bound
 from bruteforce_clustering import any_instances as instances
 from bruteforce_clustering import clustering_optimum
 from hypothesis import given, settings
@@ -273,3 +280,83 @@ def test_cpsat_and_highs_agree_on_float_costs(inst):
     assert cpsat.objective == pytest.approx(highs.objective, rel=1e-9, abs=1e-15)
     assert cpsat.lower_bound <= highs.objective * (1 + 1e-12)
     assert verify(inst, cpsat).cost == cpsat.objective
+
+
+# ---------------------------------------------------------------------------------------------
+# the run's deadline (no wall times: a deadline already passed, patched rates and clocks)
+# ---------------------------------------------------------------------------------------------
+def _deadline_instance(problem):
+    pts = np.random.default_rng(6).random((10, 2))
+    return {
+        "r-gather": RGatherInstance(pts, 3),
+        "r-eps-gather": REpsGatherInstance(pts, 3, 0.2),
+        "kr-center": KRCenterInstance(pts, 2, 3),
+        "cellular": CellularInstance(pts, np.full(10, 0.5)),
+        "r-cellular": RCellularInstance(pts, 3, np.full(10, 0.5)),
+    }[problem]
+
+
+@pytest.fixture
+def no_solver(monkeypatch):
+    """The solver must not run: the deadline stops the run before it."""
+
+    def fail(*args, **kwargs):
+        raise AssertionError("the solver was called after the deadline")
+
+    monkeypatch.setattr(cpsat_module, "run_cpsat", fail)
+
+
+@pytest.mark.parametrize("problem", PROBLEMS)
+def test_a_passed_deadline_stops_before_the_solver(problem, no_solver):
+    inst = _deadline_instance(problem)
+    trivial = np.zeros(10, dtype=np.int64)  # one cluster at its best center: feasible
+    lb = clustering_lower_bound(inst)[0]
+    with run_deadline(perf_counter() - 1):  # the registry's run deadline, already passed
+        sol = solve_cpsat(inst, time_limit=10, hint=trivial)
+        bare = solve_cpsat(inst, time_limit=10)
+    assert sol.status == "time_limit" and np.array_equal(sol.labels, trivial)
+    assert sol.objective == verify(inst, sol).cost
+    assert lb <= sol.lower_bound <= sol.objective
+    assert sol.info["solver_status"] == "not run"
+    assert sol.info["reason"] == "the time limit came while computing the distances"
+    assert bare.status == "time_limit" and bare.labels is None and bare.lower_bound == lb
+
+
+def test_a_passed_deadline_keeps_the_proven_bound_of_a_hint(no_solver):
+    inst = _deadline_instance("cellular")
+    proven = Solution.with_bound(
+        np.zeros(10, dtype=np.int64), "one-cluster", objective=None, bound=0.75, t0=perf_counter()
+    )
+    sol = solve_cpsat(inst, time_limit=1e-9, hint=proven)
+    assert sol.status == "time_limit" and sol.lower_bound == 0.75
+    assert clustering_lower_bound(inst)[0] < 0.75 < sol.objective
+
+
+@pytest.mark.parametrize("problem", ["kr-center", "r-cellular"])
+def test_a_model_too_large_to_load_is_refused(problem, monkeypatch, no_solver):
+    monkeypatch.setitem(deadline.LOAD_SECONDS, "cpsat", 1e3)  # 1000 s a nonzero
+    inst = _deadline_instance(problem)
+    sol = solve_cpsat(inst, time_limit=60, hint=np.zeros(10, dtype=np.int64))
+    assert sol.status == "time_limit" and sol.labels is not None
+    assert re.fullmatch(
+        r"a model of \d+ nonzeros needs about \S+ s to build and load into \w+, \S+ s left",
+        sol.info["reason"],
+    )
+
+
+@pytest.mark.parametrize("problem", ["r-eps-gather", "cellular"])
+def test_the_deadline_is_checked_while_the_model_is_built(problem, monkeypatch, no_solver):
+    # the clock runs out right after the size check: the first variables built see it
+    expired = []
+    real = deadline.perf_counter
+    monkeypatch.setattr(deadline, "perf_counter", lambda: math.inf if expired else real())
+    checked = cpsat_module.check_size
+
+    def check_then_expire(*args, **kwargs):
+        checked(*args, **kwargs)
+        expired.append(True)
+
+    monkeypatch.setattr(cpsat_module, "check_size", check_then_expire)
+    sol = solve_cpsat(_deadline_instance(problem), time_limit=60)
+    assert sol.status == "time_limit" and sol.info["solver_status"] == "not run"
+    assert sol.info["reason"] == "the time limit came while building the variables"
