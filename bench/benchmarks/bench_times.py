@@ -29,7 +29,8 @@ def timing_method(name: str) -> Any:
 
 
 def timing_class(alg: Any, prefix: str, sizes: list[str]) -> type:
-    """A timing class of ``alg`` at ``sizes``: one run per sample, up to 3 samples in 10 s."""
+    """A timing class of ``alg`` at ``sizes``: one run per sample, up to 3 samples in 10 s, one
+    round (asv's default of two rounds doubled ``asv continuous`` to 6 minutes on two cores)."""
     key = ident(alg.name)
     attrs = {
         "__doc__": f"{alg.name} ({alg.problem}, {alg.kind}): {alg.complexity}",
@@ -39,6 +40,7 @@ def timing_class(alg: Any, prefix: str, sizes: list[str]) -> type:
         "timeout": 300.0,
         "number": 1,
         "repeat": (1, 3, 10.0),
+        "rounds": 1,
         "setup_cache": staticmethod(size_cache),
     }
     return type(f"{prefix}_{key}", (), attrs)
