@@ -1,5 +1,8 @@
 """Run a PuLP problem with HiGHS (highspy, in process) or CBC, and read what the solver proved.
 
+CBC runs through ``pulp.COIN_CMD`` with the executable of :func:`cbc_executable` (PuLP 3.3.2
+deprecates ``PULP_CBC_CMD``, and PuLP 4.0 removes it with the CBC binary it bundles).
+
 PuLP reports a time-limited HiGHS or CBC run as "Optimal" (``prob.status == 1``), so
 ``prob.status`` is never used: HiGHS is read through its own model (``prob.solverModel``: model
 status through :func:`~anonratio.exact.status.highs_claims`, primal solution status,
@@ -10,9 +13,10 @@ The status is then decided by :func:`~anonratio.exact.status.decide_status`. Re-
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import tempfile
-import warnings
 from pathlib import Path
 from time import perf_counter
 from typing import Any
@@ -30,7 +34,7 @@ from anonratio.exact.status import (
     run_result,
 )
 
-__all__ = ["run_pulp", "PULP_SOLVERS"]
+__all__ = ["run_pulp", "PULP_SOLVERS", "cbc_executable"]
 
 #: PuLP solver names accepted by :func:`run_pulp`
 PULP_SOLVERS = ("highs", "cbc")
@@ -197,8 +201,28 @@ def _cbc_outcome(prob, log_text):
     return kw, objective, stats
 
 
-class _CBCByDeadline(pulp.PULP_CBC_CMD):
-    """``pulp.PULP_CBC_CMD`` whose ``-sec`` is the time left until ``deadline`` when CBC starts.
+def cbc_executable() -> str | None:
+    """The CBC executable ``COIN_CMD`` runs: the one PuLP 3 bundles (``PULP_CBC_CMD``'s, which
+    made the results so far), else the ``cbcbox`` package's (``pip install pulp[cbc]``, PuLP 4's
+    own choice), else ``cbc`` on ``PATH``; None when there is none."""
+    bundled = getattr(getattr(pulp.apis, "coin_api", None), "pulp_cbc_path", None)
+    if bundled is not None:
+        bundled = pulp.COIN_CMD.executableExtension(bundled)
+        if os.path.isfile(bundled) and os.access(bundled, os.X_OK):
+            return bundled
+    try:
+        import cbcbox  # type: ignore[import-not-found]
+
+        boxed = cbcbox.cbc_bin_path()
+        if os.path.isfile(boxed):
+            return boxed
+    except Exception:  # not installed, or a release without cbc_bin_path
+        pass
+    return shutil.which(pulp.COIN_CMD.executableExtension("cbc"))
+
+
+class _CBCByDeadline(pulp.COIN_CMD):
+    """``pulp.COIN_CMD`` whose ``-sec`` is the time left until ``deadline`` when CBC starts.
 
     PuLP reads ``timeLimit`` after writing the MPS file and the MIP start, so that writing
     counts against the limit.
@@ -221,18 +245,23 @@ def _solve_cbc(prob, *, deadline, seed, threads, abs_gap, warm_start, log):
     """Solve with PuLP's CBC binary; return CBC's log text (read back from a temporary file)."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cbc.log"
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            s = _CBCByDeadline(
-                msg=False,
-                threads=int(threads),
-                gapRel=0.0,
-                gapAbs=abs_gap,
-                warmStart=warm_start,
-                logPath=str(path),
-                options=[f"randomCbcSeed {int(seed) + 1}"],
-                deadline=deadline,
+        executable = cbc_executable()
+        if executable is None:
+            raise RuntimeError(
+                "CBC is not available: no CBC bundled with PuLP, no cbcbox package and no `cbc` "
+                "on PATH (install it with `pip install pulp[cbc]`)"
             )
+        s = _CBCByDeadline(
+            msg=False,
+            threads=int(threads),
+            gapRel=0.0,
+            gapAbs=abs_gap,
+            warmStart=warm_start,
+            logPath=str(path),
+            options=[f"randomCbcSeed {int(seed) + 1}"],
+            path=executable,
+            deadline=deadline,
+        )
         prob.solve(s)
         text = path.read_text()
     if log:
@@ -261,7 +290,8 @@ def run_pulp(
     ----------
     prob : pulp.LpProblem
     solver : {"highs", "cbc"}
-        ``pulp.HiGHS`` (in process, through highspy) or ``pulp.PULP_CBC_CMD`` (PuLP's CBC binary).
+        ``pulp.HiGHS`` (in process, through highspy) or ``pulp.COIN_CMD`` (CBC's executable:
+        :func:`cbc_executable`).
     time_limit : float
         Seconds from the call, PuLP's copy of the model to the solver included (HiGHS
         ``time_limit``, CBC ``-sec``, set to what is left when the solver starts); no later than

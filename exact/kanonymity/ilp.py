@@ -3,7 +3,7 @@
 The formulation, its bounds and the solve loop are described in
 :mod:`anonratio.exact.kanonymity.columns`; this module writes each round's set-partitioning
 program with PuLP and solves it with ``pulp.HiGHS`` (highspy, in process) or
-``pulp.PULP_CBC_CMD``. The status comes from the solver's own status and bound
+``pulp.COIN_CMD`` (CBC). The status comes from the solver's own status and bound
 (:func:`anonratio.exact.run.run_pulp`), never from PuLP's ``prob.status``.
 """
 

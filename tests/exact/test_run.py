@@ -288,7 +288,7 @@ def _timed(log, limit, wall=None):
     ],
 )
 def test_cbc_log_outcomes(log, sol_status, obj, expected, bound):
-    x = pulp.LpVariable("x", 0, None if log.endswith("free") else 1)
+    x = pulp.LpProblem("p").add_variable("x", 0, None if log.endswith("free") else 1)
     prob = SimpleNamespace(sol_status=sol_status, objective=obj, variables=lambda: [x])
     kw, objective, stats = _cbc_outcome(prob, log)
     status, b = decide_status(objective=objective, integral=False, **kw)

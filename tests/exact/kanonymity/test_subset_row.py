@@ -189,7 +189,7 @@ def test_both_exact_solvers_prove_the_optimum_from_the_cut_bound(monkeypatch):
         assert len(over) == 1 and over[0][0] < -(2**40)  # one row, `objective <= ub`
     for prob in problems:
         objective = dict(prob.objective.items())
-        over = [c for c in prob.constraints.values() if dict(c.items()) == objective]
+        over = [c for c in prob.constraints() if dict(c.items()) == objective]
         assert len(over) == 1 and over[0].sense == -1  # LpConstraintLE
         # and HiGHS runs them without its presolve, which does not look at the clock there
         assert prob.solverModel.getOptionValue("presolve")[1] == "off"
