@@ -29,8 +29,9 @@ def timing_method(name: str) -> Any:
 
 
 def timing_class(alg: Any, prefix: str, sizes: list[str]) -> type:
-    """A timing class of ``alg`` at ``sizes``: one run per sample, up to 3 samples in 10 s, one
-    round (asv's default of two rounds doubled ``asv continuous`` to 6 minutes on two cores)."""
+    """A timing class of ``alg`` at ``sizes``: one run per sample, up to 2 samples in 5 s, in
+    each of asv's two rounds (``asv continuous`` interleaves the commits' rounds, so a drift of
+    the machine's speed falls on both), and no warmup run (every run starts from a cold copy)."""
     key = ident(alg.name)
     attrs = {
         "__doc__": f"{alg.name} ({alg.problem}, {alg.kind}): {alg.complexity}",
@@ -39,8 +40,8 @@ def timing_class(alg: Any, prefix: str, sizes: list[str]) -> type:
         "param_names": ["size"],
         "timeout": 300.0,
         "number": 1,
-        "repeat": (1, 3, 10.0),
-        "rounds": 1,
+        "repeat": (1, 2, 5.0),
+        "warmup_time": 0.0,
         "setup_cache": staticmethod(size_cache),
     }
     return type(f"{prefix}_{key}", (), attrs)

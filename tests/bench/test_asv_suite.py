@@ -124,7 +124,7 @@ def test_the_fast_set_excludes_the_long_set():
         assert cls.params and not set(cls.params) & set(slow.get(key.replace("_", "-"), ()))
     assert "Time_r_cellular_certified" not in times  # both of its sizes are slow
     assert times["Time_kanon_certified"].params == ["small"]
-    assert {cls.rounds for cls in times.values()} == {1}  # one round: asv continuous in minutes
+    assert {(cls.repeat, cls.warmup_time) for cls in times.values()} == {((1, 2, 5.0), 0.0)}
 
 
 def test_the_long_set_is_defined_with_its_environment_variable(long_set):
