@@ -1,5 +1,7 @@
 """Tests of exact/clustering/candidates.py: the model data (radii, pairs, clusters, hints)."""
 
+from time import perf_counter
+
 import numpy as np
 import pytest
 from anonratio.exact.clustering import solve_cpsat, solve_highs
@@ -10,6 +12,7 @@ from anonratio.exact.clustering.candidates import (
     hint_clusters,
     solve_iv,
 )
+from anonratio.exact.options import run_deadline
 from anonratio.instances import InfeasibleInstanceError, Solution, verify
 from anonratio.instances.clustering import (
     CellularInstance,
@@ -17,10 +20,12 @@ from anonratio.instances.clustering import (
     REpsGatherInstance,
     RGatherInstance,
 )
+from anonratio.instances.clustering.instance import ClusteringInstance
 from anonratio.solvers.clustering.r_eps_gather import r_eps_gather
 from bruteforce_clustering import clustering_optimum
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.spatial.distance import pdist, squareform
 
 
 @st.composite
@@ -164,3 +169,22 @@ def test_r_eps_gather_with_r_above_the_points_that_must_be_clustered():
         assert np.all(np.asarray(sol.labels) == 0)
     approx = r_eps_gather(inst, seed=0)
     assert verify(inst, approx).n_unclustered == 0 and approx.objective <= 4 * 8.0
+
+
+@pytest.mark.parametrize("problem", ["r-gather", "r-cellular"])
+def test_deadline_solution_of_a_precomputed_matrix_skips_the_triangle_check(problem, monkeypatch):
+    d = squareform(pdist(np.random.default_rng(3).random((8, 2))))
+    if problem == "r-gather":
+        inst = RGatherInstance(d, 2, metric="precomputed")
+    else:
+        inst = RCellularInstance(d, 2, np.full(8, 0.25), metric="precomputed")
+
+    def cubic(self, **kwargs):
+        raise AssertionError("the O(n^3) triangle check ran after the deadline")
+
+    monkeypatch.setattr(ClusteringInstance, "triangle_violation", cubic)
+    hint = np.zeros(8, dtype=np.int64)
+    with run_deadline(perf_counter() - 1):
+        sol = solve_cpsat(inst, time_limit=10, hint=hint)
+    assert sol.status == "time_limit" and np.array_equal(sol.labels, hint)
+    assert sol.lower_bound == (None if problem == "r-gather" else 0.25)
