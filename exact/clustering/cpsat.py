@@ -304,7 +304,9 @@ def solve_cpsat(
         CP-SAT workers (``num_workers``), >= 1.
     hint : Solution or array of int, optional
         A feasible clustering to start from (its ``info["centers"]`` are used when given; with
-        plain labels each cluster gets its best center); its cost bounds the objective.
+        plain labels each cluster gets its best center); its cost bounds the objective. When
+        the deadline stops the run before CP-SAT, it is the run's clustering, and a Solution's
+        ``lower_bound`` (trusted as proven) may be the run's bound.
     upper_bound : float, optional
         A known upper bound on the optimum; one below it makes the run ``infeasible``.
 

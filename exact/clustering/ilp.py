@@ -237,7 +237,9 @@ def solve_ilp(
     threads : int
         Solver threads, >= 1.
     hint : Solution or array of int, optional
-        A feasible clustering used as a MIP start; its cost bounds the objective.
+        A feasible clustering used as a MIP start; its cost bounds the objective. When the
+        deadline stops the run before the solver, it is the run's clustering, and a Solution's
+        ``lower_bound`` (trusted as proven) may be the run's bound.
     upper_bound : float, optional
         A known upper bound on the optimum; one below it makes the run ``infeasible``.
 
