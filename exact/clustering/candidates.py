@@ -53,7 +53,6 @@ __all__ = [
     "gather_data",
     "cellular_data",
     "make_solution",
-    "deadline_solution",
     "groups",
 ]
 
@@ -473,40 +472,3 @@ def make_solution(
         labels, algorithm, params=params, seed=seed, status=status, objective=cost,
         bound=bound, t0=t0, info=info,
     )  # fmt: skip
-
-
-def deadline_solution(
-    instance: ClusteringInstance,
-    hint: tuple[np.ndarray, np.ndarray] | None,
-    hint_bound: float | None,
-    reason: str,
-    data_info: dict[str, Any],
-    *,
-    solver: str,
-    **common: Any,
-) -> Solution:
-    """The :class:`Solution` of a run whose deadline came before its solver could start.
-
-    The clustering is ``hint`` (``(labels, centers)`` of :func:`hint_clusters`), if any; the
-    bound is the best one the run holds without a solver, the larger of ``hint_bound`` (the
-    hint's own proven ``lower_bound``, e.g. the primal-dual's dual objective) and: the model
-    data's ``lower_bound_used`` when it was built (min max radius, the verifier's bound
-    included), else the verifier's
-    :func:`~anonratio.instances.clustering.verify.clustering_lower_bound`, or for a precomputed
-    matrix (whose triangle check is ``O(n^3)``) the least setup cost of a cellular problem and
-    none of a min-max-radius one. The status is
-    decided as for a solver run stopped by its limit (:func:`make_solution`): ``time_limit``,
-    or ``optimal`` when the bound meets the hint's cost. ``info["reason"]`` says why the solver
-    did not run; ``common`` holds :func:`make_solution`'s keywords.
-    """
-    own = data_info.get("lower_bound_used")
-    if own is None and instance.metric != "precomputed":
-        own = clustering_lower_bound(instance)[0]
-    elif own is None and isinstance(instance, CELLULAR):
-        own = float(np.min(instance.facility))
-    bounds = [b for b in (own, hint_bound) if b is not None]
-    bound = max(bounds) if bounds else None
-    info = {"solver": solver, "solver_status": "not run", "reason": reason}
-    info.update(n_variables=0, n_constraints=0)
-    run = RunResult("time_limit", None, None, None, 0.0, None, info)
-    return make_solution(instance, run, hint, bound, data_info, **common)

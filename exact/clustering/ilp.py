@@ -35,13 +35,13 @@ from anonratio.exact.clustering.candidates import (
     CellularData,
     GatherData,
     cellular_data,
-    deadline_solution,
     gather_data,
     groups,
     make_solution,
     solve_iv,
 )
 from anonratio.exact.clustering.deadline import BuildTimeout, check_size, timed
+from anonratio.exact.clustering.limits import after_limit, deadline_solution
 from anonratio.exact.options import run_params, seconds_left, within_run
 from anonratio.exact.run import run_pulp
 from anonratio.instances import Solution
@@ -276,6 +276,7 @@ def solve_ilp(
         "t0": t0,
     }
     info: dict = {}
+    hint_bound = hint.lower_bound if isinstance(hint, Solution) else None
     try:
         data = build(instance, hint=hint_lc, upper_bound=upper_bound, deadline=deadline)
         info = data.info
@@ -287,7 +288,6 @@ def solve_ilp(
         prob, x, integral = _build(instance, data, solver, deadline)
     except BuildTimeout as stop:
         info["hint_used"] = False
-        hint_bound = hint.lower_bound if isinstance(hint, Solution) else None
         return deadline_solution(
             instance, hint_lc, hint_bound, str(stop), info, solver=solver, **common
         )
@@ -306,6 +306,7 @@ def solve_ilp(
     else:
         bound = data.unscale(run.bound)
     data.info["hint_used"] = start
+    decoded, bound = after_limit(instance, run, decoded, bound, hint_lc, hint_bound, info)
     return make_solution(instance, run, decoded, bound, data.info, **common)
 
 

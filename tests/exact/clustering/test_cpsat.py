@@ -11,6 +11,7 @@ from anonratio.exact.clustering import METHODS, deadline, solve_clustering, solv
 from anonratio.exact.clustering import cpsat as cpsat_module
 from anonratio.exact.clustering.cpsat import solve_cpsat
 from anonratio.exact.options import run_deadline
+from anonratio.exact.run import run_cpsat
 from anonratio.instances import Solution, verify
 from anonratio.instances.clustering import (
     CellularInstance,
@@ -360,3 +361,18 @@ def test_the_deadline_is_checked_while_the_model_is_built(problem, monkeypatch, 
     sol = solve_cpsat(_deadline_instance(problem), time_limit=60)
     assert sol.status == "time_limit" and sol.info["solver_status"] == "not run"
     assert sol.info["reason"] == "the time limit came while building the variables"
+
+
+@pytest.mark.parametrize("problem", ["kr-center", "cellular"])
+def test_cpsat_skips_the_presolve_step_that_ignores_the_clock(problem, monkeypatch):
+    # CP-SAT's search for clauses that are exactly-one runs to a deterministic budget
+    seen = []
+
+    def record(model, **kwargs):
+        seen.append(dict(kwargs.get("parameters") or {}))
+        return run_cpsat(model, **kwargs)
+
+    monkeypatch.setattr(cpsat_module, "run_cpsat", record)
+    sol = solve_cpsat(_deadline_instance(problem), time_limit=20)
+    assert sol.status == "optimal"
+    assert seen and seen[0]["find_clauses_that_are_exactly_one"] is False
