@@ -16,7 +16,9 @@ signal each asv benchmark process when its parent dies (``prctl(PR_SET_PDEATHSIG
   on a timeout;
 * a benchmark asv spawns gets SIGKILL when asv dies.
 
-Outside asv (tests, ``import``), and off Linux, it does nothing.
+An asv benchmark process is known by its command line (asv's ``asv/benchmark.py`` and one of
+the commands above) or, in the environments asv builds, by ``ASV=true`` (``existing``
+environments do not set it). Outside asv (tests, ``import``), and off Linux, it does nothing.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import os
 import signal
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import PurePath
 
 #: ``prctl`` option: the signal the calling process gets when its parent dies
 PR_SET_PDEATHSIG = 1
@@ -62,6 +65,13 @@ def _orphaned() -> bool:
     return os.getppid() == 1
 
 
+def asv_process(argv: Sequence[str], environ: Mapping[str, str]) -> bool:
+    """Whether ``argv`` and ``environ`` are those of a process asv started to run benchmarks."""
+    script = PurePath(argv[0]) if argv else PurePath()
+    by_script = (script.parent.name, script.name) == ("asv", "benchmark.py")
+    return by_script or environ.get("ASV") == "true"
+
+
 def install(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> str:
     """Tie this process's life to asv's, when it is an asv benchmark process on Linux.
 
@@ -79,7 +89,7 @@ def install(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None
     argv = sys.argv if argv is None else argv
     environ = os.environ if environ is None else environ
     command = argv[1] if len(argv) > 1 else ""
-    if environ.get("ASV") != "true" or not sys.platform.startswith("linux"):
+    if not asv_process(argv, environ) or not sys.platform.startswith("linux"):
         return ""
     if command == SERVER_COMMAND:
         signal.signal(signal.SIGTERM, _kill_group)

@@ -21,9 +21,12 @@ from anonratio.bench.benchmarks import lifeline
 LIFELINE = Path(lifeline.__file__)
 
 #: the server: asv_runner's ``run_server`` as the command, lifeline installed, one benchmark
-#: forked that starts a solver-like child; it writes the pids and waits
+#: forked that starts a solver-like child; it writes the pids and waits. Its argv[0] is asv's
+#: script when ``sys.argv[4]`` says so (an ``existing`` environment sets no ``ASV`` variable)
 SERVER = """
 import importlib.util, json, os, subprocess, sys, time
+if sys.argv[4] == "script":
+    sys.argv[0] = "/site-packages/asv/benchmark.py"
 spec = importlib.util.spec_from_file_location("lifeline", sys.argv[3])
 lifeline = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(lifeline)
@@ -44,9 +47,12 @@ time.sleep(120)
 #: asv: starts the server in its own process group (``setpgid``, as asv does) and waits
 PARENT = """
 import os, subprocess, sys, time
-env = dict(os.environ, ASV="true")
-subprocess.Popen([sys.executable, "-c", sys.argv[1], "run_server", sys.argv[2], sys.argv[3]],
-                 env=env, process_group=0)
+env = dict(os.environ, ASV="true") if sys.argv[4] == "env" else dict(os.environ)
+env.pop("ASV", None) if sys.argv[4] != "env" else None
+subprocess.Popen(
+    [sys.executable, "-c", sys.argv[1], "run_server", sys.argv[2], sys.argv[3], sys.argv[4]],
+    env=env, process_group=0,
+)
 time.sleep(120)
 """
 
@@ -62,13 +68,24 @@ def _alive(pid: int) -> bool:
 def test_install_does_nothing_outside_asv():
     assert lifeline.install(["pytest"], {}) == ""
     assert lifeline.install(["benchmark.py", "run_server", "d", "s"], {}) == ""
+    assert lifeline.install(["/a/benchmark.py", "run_server", "d", "s"], {"ASV": "false"}) == ""
+    assert lifeline.install(["/a/asv/benchmark.py", "discover", "d", "f"], {}) == ""
     assert lifeline.install(["benchmark.py", "discover", "d", "f"], {"ASV": "true"}) == ""
 
 
+def test_asv_processes_are_known_by_asv_s_script_or_its_variable():
+    assert lifeline.asv_process(["/venv/lib/site-packages/asv/benchmark.py", "run"], {})
+    assert lifeline.asv_process(["-c", "run"], {"ASV": "true"})
+    assert not lifeline.asv_process(["/x/benchmark.py", "run"], {})
+    assert not lifeline.asv_process([], {})
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
-def test_a_killed_asv_leaves_no_server_benchmark_or_solver(tmp_path):
+@pytest.mark.parametrize("known_by", ["env", "script"])
+def test_a_killed_asv_leaves_no_server_benchmark_or_solver(tmp_path, known_by):
     pids_file = tmp_path / "pids.json"
-    parent = subprocess.Popen([sys.executable, "-c", PARENT, SERVER, pids_file, LIFELINE])
+    command = [sys.executable, "-c", PARENT, SERVER, pids_file, LIFELINE, known_by]
+    parent = subprocess.Popen(command)
     try:
         for _ in range(300):
             if pids_file.exists() and pids_file.read_text():
