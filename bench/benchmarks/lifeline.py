@@ -9,8 +9,9 @@ benchmark's children went on running.
 On Linux, :func:`install` (called when asv imports the benchmark package) asks the kernel to
 signal each asv benchmark process when its parent dies (``prctl(PR_SET_PDEATHSIG)``):
 
-* the server gets SIGTERM when asv dies and then kills its whole process group (itself, the
-  benchmark in flight and any process that benchmark started) with SIGKILL;
+* the server gets SIGTERM when asv dies, removes asv's folder of its socket
+  (``asv-forkserver-*``) and kills its whole process group (itself, the benchmark in flight and
+  any process that benchmark started) with SIGKILL;
 * a benchmark the server forks (the setting does not survive ``fork``, so it is set again in the
   child) gets SIGKILL when the server dies, and restores the default SIGTERM, which asv sends it
   on a timeout;
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
 import signal
 import sys
 from collections.abc import Mapping, Sequence
@@ -50,7 +52,10 @@ def parent_death_signal(signum: int) -> bool:
 
 
 def _kill_group(signum: int, frame: object) -> None:
-    """The server's SIGTERM handler: the whole process group (server, benchmark, its children)."""
+    """The server's SIGTERM handler: the whole process group (server, benchmark, its children),
+    after the folder of its socket (``run_server BENCHMARK_DIR SOCKET``), which asv would remove."""
+    if len(sys.argv) > 3 and PurePath(sys.argv[3]).parent.name.startswith("asv-forkserver-"):
+        shutil.rmtree(PurePath(sys.argv[3]).parent, ignore_errors=True)
     os.killpg(os.getpgrp(), signal.SIGKILL)
 
 

@@ -21,13 +21,15 @@ from anonratio.bench.benchmarks import lifeline
 LIFELINE = Path(lifeline.__file__)
 
 #: the server: asv_runner's ``run_server`` as the command, lifeline installed, one benchmark
-#: forked that starts a solver-like child; it writes the pids and waits. Its argv[0] is asv's
-#: script when ``sys.argv[4]`` says so (an ``existing`` environment sets no ``ASV`` variable)
+#: forked that starts a solver-like child; it writes the pids and waits. Its arguments are
+#: asv's (``run_server``, a folder: here the pids file, the socket) then the lifeline module and
+#: how it is known as asv's: its argv[0] is asv's script for ``script`` (an ``existing``
+#: environment sets no ``ASV`` variable), the variable ``ASV`` for ``env``
 SERVER = """
 import importlib.util, json, os, subprocess, sys, time
-if sys.argv[4] == "script":
+if sys.argv[5] == "script":
     sys.argv[0] = "/site-packages/asv/benchmark.py"
-spec = importlib.util.spec_from_file_location("lifeline", sys.argv[3])
+spec = importlib.util.spec_from_file_location("lifeline", sys.argv[4])
 lifeline = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(lifeline)
 assert lifeline.install() == "server"
@@ -47,12 +49,10 @@ time.sleep(120)
 #: asv: starts the server in its own process group (``setpgid``, as asv does) and waits
 PARENT = """
 import os, subprocess, sys, time
-env = dict(os.environ, ASV="true") if sys.argv[4] == "env" else dict(os.environ)
-env.pop("ASV", None) if sys.argv[4] != "env" else None
-subprocess.Popen(
-    [sys.executable, "-c", sys.argv[1], "run_server", sys.argv[2], sys.argv[3], sys.argv[4]],
-    env=env, process_group=0,
-)
+env = dict(os.environ, ASV="true") if sys.argv[5] == "env" else dict(os.environ)
+env.pop("ASV", None) if sys.argv[5] != "env" else None
+subprocess.Popen([sys.executable, "-c", sys.argv[1], "run_server", *sys.argv[2:]], env=env,
+                 process_group=0)
 time.sleep(120)
 """
 
@@ -84,7 +84,10 @@ def test_asv_processes_are_known_by_asv_s_script_or_its_variable():
 @pytest.mark.parametrize("known_by", ["env", "script"])
 def test_a_killed_asv_leaves_no_server_benchmark_or_solver(tmp_path, known_by):
     pids_file = tmp_path / "pids.json"
-    command = [sys.executable, "-c", PARENT, SERVER, pids_file, LIFELINE, known_by]
+    socket = tmp_path / "asv-forkserver-x1" / "socket"  # asv's temporary folder of the socket
+    socket.parent.mkdir()
+    socket.touch()
+    command = [sys.executable, "-c", PARENT, SERVER, pids_file, socket, LIFELINE, known_by]
     parent = subprocess.Popen(command)
     try:
         for _ in range(300):
@@ -100,6 +103,7 @@ def test_a_killed_asv_leaves_no_server_benchmark_or_solver(tmp_path, known_by):
                 break
             time.sleep(0.05)
         assert {name: _alive(pid) for name, pid in pids.items()} == dict.fromkeys(pids, False)
+        assert not socket.parent.exists()
     finally:
         parent.kill()
         for pid in json.loads(pids_file.read_text() or "{}").values() if pids_file.exists() else []:
