@@ -120,10 +120,10 @@ def _unit(name: str, unit: str) -> tuple[str, float]:
     if kind in ("time", "timeraw"):
         return "seconds", 1.0
     if "track_certified_ratio_" in name:
-        return "cost / best lower bound (bigger is worse)", 1.0
+        return "cost / best lower bound\n(bigger is worse)", 1.0
     if "track_ratio_" in name:
-        return "cost / reference optimum (bigger is worse)", 1.0
-    return (f"{unit} (bigger is worse)" if unit == "ratio" else unit or "value"), 1.0
+        return "cost / reference optimum\n(bigger is worse)", 1.0
+    return (f"{unit}\n(bigger is worse)" if unit == "ratio" else unit or "value"), 1.0
 
 
 def plot_benchmark(name: str, series: Series, commits: list[str], path: Path) -> Path:
