@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import pandas as pd
+
 from anonratio.bench._batch import run_batched
 from anonratio.bench._pool import run_dask
 from anonratio.bench._signals import NonBlockingStderr, stop_signals
@@ -58,8 +59,9 @@ def run_sweep(
     blank_row: Callable[[Any], dict],
 ) -> pd.DataFrame:
     """Rows of every task in task order (see :func:`anonratio.bench.runner.sweep`)."""
-    from anonratio.bench.store import order_columns
     from tqdm.auto import tqdm
+
+    from anonratio.bench.store import order_columns
 
     limit = None if scheduler is not None else memory_limit_mb
     rows: list[dict | None] = [None] * len(tasks)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
 from anonratio.bench.publish import AnonymizationResult
 from anonratio.instances import Solution, Table, verify
 from anonratio.instances.errors import InfeasibleSolutionError

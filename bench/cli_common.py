@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from anonratio.instances.io import jsonable
 
 __all__ = [

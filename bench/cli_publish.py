@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pandas as pd
+
 from anonratio.bench.cli_common import CLIError
 from anonratio.instances.io import atomic_write
 

@@ -20,6 +20,7 @@ from numbers import Integral
 from typing import Any
 
 import numpy as np
+
 from anonratio.exact.options import run_deadline, seconds_left
 from anonratio.instances import Solution
 from anonratio.instances.validation import check_int, check_number, check_random_state

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+
 from anonratio.bench.fig7 import (
     PAPER_CURVES,
     WORST_CASE,

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from anonratio.bench.reference import EXACT_METHODS
 from anonratio.bench.registry import HUNTS, get_algorithm
 from anonratio.bench.runner import run_record

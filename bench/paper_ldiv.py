@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from anonratio.bench.report_plots import algorithm_color, new_figure
 from anonratio.instances.io import atomic_write
 

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from anonratio.bench.peers_metrics import published_metrics, pycanon_k, rows_aligned
 from anonratio.bench.peers_tables import PeerCase, adult_available, adult_case, generated_case
 from anonratio.bench.peers_tools import PEER_MODULES, TOOLS, run_in_child

@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from anonratio.instances.table import SUPPRESSED, Hierarchy
 
 __all__ = ["cell_ncp", "published_metrics", "rows_aligned", "pycanon_k"]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from anonratio.instances.kanonymity.generators import random_hierarchy
 from anonratio.instances.table import SUPPRESSED, Hierarchy
 from anonratio.instances.validation import check_int, check_random_state

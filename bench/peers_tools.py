@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
 from anonratio.bench.peers_tables import PeerCase, anjana_hierarchies
 
 __all__ = ["TOOLS", "PEER_MODULES", "prepare", "run_tool", "finish", "run_in_child"]

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from anonratio.bench.publish_request import (
     CLUSTER_PROBLEMS,
     Request,

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
+
 from anonratio.bench.publish_request import Request, Source
 from anonratio.instances.equivalence import classes_of
 from anonratio.instances.errors import InfeasibleInstanceError, InfeasibleSolutionError

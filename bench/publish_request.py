@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from anonratio.bench.declarations import Algorithm
 from anonratio.instances.privacy import PrivacyModel
 from anonratio.instances.validation import (

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances import Solution
 from anonratio.instances.io import jsonable
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
 from anonratio.bench.report_html import code_lines, terminal_summary
 from anonratio.bench.report_intervals import interval_table, plot_problem_intervals
 from anonratio.bench.report_plots import (

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from anonratio.bench.fig7_plot import observation_verdicts
 from anonratio.bench.report_plots import AT_LIMIT
 from anonratio.instances.io import atomic_write

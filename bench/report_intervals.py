@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from anonratio.bench.report_plots import (
     N_LABELS,
     SIZE_LABELS,

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from anonratio.instances.io import atomic_write
 
 __all__ = [

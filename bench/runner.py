@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
 from anonratio.bench._finalize import RTOL, finalize, load_reference_optima
 from anonratio.bench._pool import PeakMemory
 from anonratio.bench._sweep import run_sweep, sweep_iv

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
 from anonratio.bench.record import (
     COLUMNS,
     EXTRA_COLUMNS,

@@ -16,6 +16,7 @@ from time import perf_counter
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances import Solution, verify
 from anonratio.instances.validation import MAX_SEED, check_int, check_number, check_time_limit
 

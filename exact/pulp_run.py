@@ -26,6 +26,7 @@ from ortools.sat.python import cp_model  # noqa: F401  before pulp: see anonrati
 
 # isort: split
 import pulp
+
 from anonratio.exact.options import seconds_left, within_run
 from anonratio.exact.status import (
     HIGHS_PRESOLVE_RULES_OFF,

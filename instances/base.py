@@ -13,6 +13,7 @@ from functools import cached_property, singledispatch
 from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
+
 from anonratio.instances.errors import InfeasibleSolutionError, InstanceFormatError
 from anonratio.instances.solution import Solution
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from anonratio.instances.validation import as_array, check_instance, check_int
 
 __all__ = ["classes_of", "class_statistics"]

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from anonratio.instances.errors import InstanceFormatError
 
 __all__ = [

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from anonratio.instances.errors import InstanceFormatError
 
 __all__ = ["HierarchyWarning", "hierarchy_levels"]

@@ -18,6 +18,7 @@ from pathlib import Path, PurePath
 from typing import IO, Any
 
 import numpy as np
+
 from anonratio.instances.base import PROBLEMS, instance_from_dict, instance_id, instance_to_dict
 from anonratio.instances.errors import InstanceFormatError
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from anonratio.instances.errors import InstanceFormatError
 from anonratio.instances.frame_columns import (
     name_hint,

@@ -32,13 +32,14 @@ from dataclasses import MISSING, dataclass, fields
 from typing import Any, ClassVar
 
 import numpy as np
+from scipy.special import entr
+
 from anonratio.instances.equivalence import _codes, class_statistics
 from anonratio.instances.validation import (
     check_choice,
     check_int,
     check_number,
 )
-from scipy.special import entr
 
 __all__ = [
     "class_statistics",

@@ -10,6 +10,7 @@ from dataclasses import MISSING, fields
 from typing import Any
 
 import pandas as pd
+
 from anonratio.instances.equivalence import _sensitive_codes, classes_of
 from anonratio.instances.privacy import (
     AlphaKAnonymity,

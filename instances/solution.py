@@ -6,6 +6,7 @@ from time import perf_counter
 from typing import Any, Self
 
 import numpy as np
+
 from anonratio.instances.validation import check_choice
 
 __all__ = ["Solution", "STATUSES", "relative_gap"]

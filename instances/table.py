@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike, DTypeLike
+
 from anonratio.instances.errors import InstanceFormatError
 from anonratio.instances.frame_columns import (
     check_names_are_text,
@@ -23,7 +25,6 @@ from anonratio.instances.frame_columns import (
 )
 from anonratio.instances.hierarchy_rows import hierarchy_levels
 from anonratio.instances.validation import check_instance
-from numpy.typing import ArrayLike, DTypeLike
 
 __all__ = ["Hierarchy", "Table"]
 

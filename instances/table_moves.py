@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances.table import Table
 
 __all__ = ["replace_cell", "duplicate_record", "delete_record", "replace_sensitive", "on_table"]

@@ -4,10 +4,11 @@ import itertools
 from functools import cache
 
 import numpy as np
-from anonratio.exact.kanonymity.box_pricing import BoxLattice
-from anonratio.instances.bin_covering.instance import BinCoveringInstance
 from hypothesis import strategies as st
 from scipy.optimize import linprog
+
+from anonratio.exact.kanonymity.box_pricing import BoxLattice
+from anonratio.instances.bin_covering.instance import BinCoveringInstance
 
 
 @cache

@@ -11,6 +11,10 @@ belong to their cluster.
 from functools import cache
 
 import numpy as np
+from hypothesis import strategies as st
+from scipy.sparse.csgraph import shortest_path
+from scipy.spatial.distance import pdist, squareform
+
 from anonratio.instances.clustering import (
     CellularInstance,
     KRCenterInstance,
@@ -18,9 +22,6 @@ from anonratio.instances.clustering import (
     REpsGatherInstance,
     RGatherInstance,
 )
-from hypothesis import strategies as st
-from scipy.sparse.csgraph import shortest_path
-from scipy.spatial.distance import pdist, squareform
 
 __all__ = ["clustering_optimum", "subset_costs", "points", "any_instances", "PROBLEMS"]
 

@@ -5,10 +5,11 @@ Group costs are recomputed here from the raw codes, not through the verifier und
 """
 
 import numpy as np
-from anonratio.instances.ldiversity.instance import LDiversityInstance
-from anonratio.instances.table import Table
 from hypothesis import assume
 from hypothesis import strategies as st
+
+from anonratio.instances.ldiversity.instance import LDiversityInstance
+from anonratio.instances.table import Table
 
 __all__ = [
     "ldiversity_optimum",

@@ -13,6 +13,7 @@ G. Aggarwal, T. Feder, K. Kenthapadi, R. Motwani, R. Panigrahy, D. Thomas, A. Zh
 """
 
 import numpy as np
+
 from anonratio.bench.declarations import (
     Algorithm,
     Family,

@@ -20,12 +20,13 @@ from time import perf_counter
 from typing import Any
 
 import numpy as np
+from ortools.sat.python import cp_model
+
 from anonratio.exact.options import check_hint_labels, check_upper_bound, run_params
 from anonratio.exact.run import RunResult, check_run_options, run_cpsat
 from anonratio.instances import Solution
 from anonratio.instances.bin_covering.instance import BinCoveringInstance, bin_covering_lower_bound
 from anonratio.instances.validation import check_instance
-from ortools.sat.python import cp_model
 
 __all__ = ["solve_cpsat", "build_data", "make_solution"]
 

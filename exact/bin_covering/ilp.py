@@ -12,6 +12,7 @@ from time import perf_counter
 
 import numpy as np
 import pulp
+
 from anonratio.exact.bin_covering.cpsat import build_data, make_solution, solve_iv
 from anonratio.exact.options import run_params
 from anonratio.exact.run import run_pulp

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
 from anonratio.exact.clustering.deadline import check_deadline
 from anonratio.exact.options import check_upper_bound
 from anonratio.exact.run import RunResult, check_run_options, decide_status

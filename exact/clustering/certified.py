@@ -14,6 +14,7 @@ from __future__ import annotations
 from time import perf_counter
 
 import numpy as np
+
 from anonratio.exact.certify import certified_solution, check_start
 from anonratio.exact.clustering.candidates import CELLULAR
 from anonratio.exact.clustering.lp_bound import MAX_POINTS, LPBound, cheap_bound, lp_bound

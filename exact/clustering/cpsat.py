@@ -57,6 +57,8 @@ import math
 from time import perf_counter
 
 import numpy as np
+from ortools.sat.python import cp_model
+
 from anonratio.exact.clustering.candidates import (
     GATHER,
     CellularData,
@@ -73,7 +75,6 @@ from anonratio.exact.options import run_params, seconds_left, within_run
 from anonratio.exact.run import run_cpsat
 from anonratio.instances import Solution
 from anonratio.instances.clustering.instance import ClusteringInstance
-from ortools.sat.python import cp_model
 
 __all__ = ["solve_cpsat", "floor_scaling"]
 

@@ -30,6 +30,7 @@ from time import perf_counter
 
 import numpy as np
 import pulp
+
 from anonratio.exact.clustering.candidates import (
     GATHER,
     CellularData,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from anonratio.exact.clustering.candidates import CELLULAR, make_solution
 from anonratio.exact.run import RunResult
 from anonratio.instances import Solution

@@ -44,6 +44,7 @@ from time import perf_counter
 
 import highspy
 import numpy as np
+
 from anonratio.exact.clustering.candidates import (
     _SLACK,
     CELLULAR,

@@ -36,6 +36,8 @@ from time import perf_counter
 from typing import Any
 
 import numpy as np
+from ortools.sat.python import cp_model
+
 from anonratio.exact.run import check_run_options, run_cpsat
 from anonratio.instances import Solution, verify
 from anonratio.instances.gps_rectangles.grid import (
@@ -45,7 +47,6 @@ from anonratio.instances.gps_rectangles.grid import (
 )
 from anonratio.instances.gps_rectangles.instance import GpsRectanglesInstance, gps_lower_bound
 from anonratio.instances.validation import check_instance
-from ortools.sat.python import cp_model
 
 __all__ = ["solve_cpsat"]
 

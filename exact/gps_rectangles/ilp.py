@@ -12,6 +12,7 @@ from time import perf_counter
 
 import numpy as np
 import pulp
+
 from anonratio.exact.gps_rectangles.cpsat import _bounds, _finish_run, _solve_iv
 from anonratio.exact.run import run_pulp
 from anonratio.instances import Solution

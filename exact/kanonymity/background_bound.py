@@ -25,6 +25,7 @@ import threading
 from time import perf_counter
 
 import numpy as np
+
 from anonratio.exact.kanonymity.lp_bound import LPBound, lp_bound
 from anonratio.instances import KAnonymityInstance
 

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from time import perf_counter
 
 import numpy as np
+
 from anonratio.exact.kanonymity.box_pricing import BoxLattice, _Boxes, _canonical_rows
 
 __all__ = ["box_groups"]

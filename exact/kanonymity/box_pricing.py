@@ -32,6 +32,7 @@ from time import perf_counter
 
 import numpy as np
 import pandas as pd
+
 from anonratio.instances import KAnonymityInstance
 from anonratio.instances.kanonymity.instance import member_levels
 

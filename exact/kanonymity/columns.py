@@ -39,10 +39,11 @@ from typing import Any
 import highspy
 import numpy as np
 import scipy.sparse as sp
+from scipy.optimize import linprog
+
 from anonratio.instances import KAnonymityInstance, lower_bound
 from anonratio.instances.errors import UnsupportedInstanceError
 from anonratio.instances.kanonymity.instance import nn_prices
-from scipy.optimize import linprog
 
 __all__ = [
     "KAnonData",

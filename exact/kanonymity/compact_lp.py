@@ -35,6 +35,7 @@ from time import perf_counter
 import highspy
 import numpy as np
 import scipy.sparse as sp
+
 from anonratio.exact.kanonymity.box_pricing import BoxLattice
 from anonratio.exact.options import seconds_left
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from ortools.sat.python import cp_model
+
 from anonratio.exact.kanonymity.lp_bound import LPBound
 from anonratio.exact.kanonymity.set_partitioning import solve_by_columns
 from anonratio.exact.run import run_cpsat
 from anonratio.instances import KAnonymityInstance, Solution
-from ortools.sat.python import cp_model
 
 __all__ = ["solve_cpsat"]
 

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 import pulp
+
 from anonratio.exact.kanonymity.lp_bound import LPBound
 from anonratio.exact.kanonymity.set_partitioning import solve_by_columns
 from anonratio.exact.run import run_pulp

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from time import perf_counter
 
 import numpy as np
+
 from anonratio.exact.kanonymity.columns import Columns, KAnonData
 
 __all__ = ["Incumbent", "decode", "greedy_incumbent", "group_cost", "hint_incumbent", "nn_groups"]

@@ -34,6 +34,7 @@ from time import perf_counter
 
 import highspy
 import numpy as np
+
 from anonratio.exact.kanonymity.box_lp import ascend, box_lp
 from anonratio.exact.kanonymity.box_pricing import MAX_LATTICE_NODES, BoxLattice, lattice_nodes
 from anonratio.exact.kanonymity.columns import cover_master

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from time import perf_counter, sleep
 
 import numpy as np
+
 from anonratio.exact.kanonymity.cpsat import solve_cpsat
 from anonratio.exact.kanonymity.ilp import solve_highs
 from anonratio.instances import KAnonymityInstance

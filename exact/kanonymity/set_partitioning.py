@@ -40,6 +40,7 @@ from time import perf_counter
 
 import numpy as np
 import scipy.sparse as sp
+
 from anonratio.exact.kanonymity.box_enumeration import Timeout as BoxTimeout
 from anonratio.exact.kanonymity.box_enumeration import box_groups
 from anonratio.exact.kanonymity.box_pricing import BoxLattice, lattice_nodes

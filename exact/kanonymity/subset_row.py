@@ -41,6 +41,7 @@ from time import perf_counter
 import highspy
 import numpy as np
 import scipy.sparse as sp
+
 from anonratio.exact.kanonymity.box_enumeration import Timeout, box_groups
 from anonratio.exact.kanonymity.box_pricing import BoxLattice
 from anonratio.exact.kanonymity.columns import cover_master, incidence

@@ -12,6 +12,8 @@ from __future__ import annotations
 from time import perf_counter
 
 import numpy as np
+from ortools.sat.python import cp_model
+
 from anonratio.exact.ldiversity.patterns import (
     LDivData,
     build_data,
@@ -22,7 +24,6 @@ from anonratio.exact.options import run_params
 from anonratio.exact.run import run_cpsat
 from anonratio.instances import Solution
 from anonratio.instances.ldiversity import LDiversityInstance
-from ortools.sat.python import cp_model
 
 __all__ = ["solve_cpsat"]
 

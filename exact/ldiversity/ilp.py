@@ -13,6 +13,7 @@ from time import perf_counter
 
 import numpy as np
 import pulp
+
 from anonratio.exact.ldiversity.patterns import (
     LDivData,
     build_data,

@@ -46,6 +46,7 @@ from time import perf_counter
 import highspy
 import numpy as np
 import scipy.sparse as sp
+
 from anonratio.exact.ldiversity.patterns import LDivData, build_data
 from anonratio.instances.ldiversity import LDiversityInstance, ldiversity_lower_bound
 from anonratio.instances.ldiversity.instance import phase_one

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
 from anonratio.exact.options import check_hint_labels, check_run_options, check_upper_bound
 from anonratio.exact.run import RunResult
 from anonratio.instances import Solution, verify

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances.ordered_labels.instance import OrderedLabelsInstance, ordered_lower_bound
 from anonratio.instances.solution import Solution
 from anonratio.instances.validation import check_seed

@@ -30,6 +30,8 @@ from time import perf_counter
 from typing import Any
 
 import numpy as np
+from ortools.sat.python import cp_model
+
 from anonratio.exact.options import check_hint_labels, check_upper_bound
 from anonratio.exact.run import check_run_options, run_cpsat
 from anonratio.instances import Solution, verify
@@ -39,7 +41,6 @@ from anonratio.instances.zip_codes.instance import (
     part_weights,
     planar_lower_bound,
 )
-from ortools.sat.python import cp_model
 
 __all__ = ["solve_cpsat", "CONNECTIVITY", "tree_hint"]
 

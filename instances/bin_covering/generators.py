@@ -15,6 +15,7 @@ from importlib import resources
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances.bin_covering.instance import BinCoveringInstance
 from anonratio.instances.errors import InstanceFormatError
 from anonratio.instances.validation import (

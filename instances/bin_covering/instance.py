@@ -17,6 +17,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
+from numpy.typing import ArrayLike
+
 from anonratio.instances.base import (
     Verification,
     _labels_of,
@@ -29,7 +31,6 @@ from anonratio.instances.base import verify as _verify
 from anonratio.instances.errors import InfeasibleInstanceError
 from anonratio.instances.solution import Solution
 from anonratio.instances.validation import as_array, check_counts, check_int, check_number
-from numpy.typing import ArrayLike
 
 __all__ = [
     "BinCoveringInstance",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+
 from anonratio.instances.bin_covering.instance import BinCoveringInstance
 
 __all__ = ["MOVES"]

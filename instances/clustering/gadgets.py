@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import shortest_path
+
 from anonratio.instances.clustering.instance import RGatherInstance
 from anonratio.instances.validation import (
     SeedLike,
@@ -25,7 +27,6 @@ from anonratio.instances.validation import (
     check_int,
     check_random_state,
 )
-from scipy.sparse.csgraph import shortest_path
 
 __all__ = ["Formula", "MAX_BRUTE_FORCE_VARS", "random_formula", "sat_gadget"]
 

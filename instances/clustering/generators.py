@@ -17,6 +17,7 @@ Aggarwal et al. (PODS 2006):
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances.clustering.instance import CLUSTERING_PROBLEMS, ClusteringInstance
 from anonratio.instances.validation import (
     SeedLike,

@@ -43,6 +43,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
+
 from anonratio.instances.base import instance_fields, register_problem
 from anonratio.instances.clustering.metric import METRICS, PointMetric
 from anonratio.instances.errors import InfeasibleInstanceError

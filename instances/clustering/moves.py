@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+
 from anonratio.instances.clustering.instance import ClusteringInstance
 
 __all__ = ["MOVES"]

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
+
 from anonratio.instances.base import Verification, _labels_of, finish_verification, lower_bound
 from anonratio.instances.base import verify as _verify
 from anonratio.instances.clustering.instance import (
@@ -22,7 +24,6 @@ from anonratio.instances.clustering.instance import (
     REpsGatherInstance,
 )
 from anonratio.instances.solution import Solution
-from numpy.typing import ArrayLike
 
 __all__ = [
     "ClusteringVerification",

@@ -26,6 +26,7 @@ partition (``witness_labels``, ``witness_rectangles``) of cost ``optimum``.
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances.gps_rectangles.instance import GpsRectanglesInstance
 from anonratio.instances.validation import SeedLike, check_int, check_number, check_random_state
 

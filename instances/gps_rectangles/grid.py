@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from anonratio.instances.solution import Solution
 from numpy.typing import ArrayLike
+
+from anonratio.instances.solution import Solution
 
 if TYPE_CHECKING:  # the instance module imports this one
     from anonratio.instances.gps_rectangles.instance import GpsRectanglesInstance

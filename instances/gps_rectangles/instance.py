@@ -41,6 +41,8 @@ from numbers import Real
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
+from numpy.typing import ArrayLike
+
 from anonratio.instances.base import (
     Verification,
     _labels_of,
@@ -54,7 +56,6 @@ from anonratio.instances.errors import InfeasibleInstanceError, InstanceFormatEr
 from anonratio.instances.gps_rectangles.grid import rectangle_weights
 from anonratio.instances.solution import Solution
 from anonratio.instances.validation import as_array, check_counts, check_int
-from numpy.typing import ArrayLike
 
 __all__ = [
     "GpsRectanglesInstance",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+
 from anonratio.instances.gps_rectangles.instance import GpsRectanglesInstance
 
 __all__ = ["MOVES"]

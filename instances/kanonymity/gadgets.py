@@ -18,6 +18,7 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
+
 from anonratio.instances.base import verify
 from anonratio.instances.kanonymity.instance import KAnonymityInstance
 from anonratio.instances.table import Table

@@ -10,6 +10,7 @@ global random state, so the same seed gives the same table. The generators retur
 from typing import Any, Literal, overload
 
 import numpy as np
+
 from anonratio.instances.table import SUPPRESSED, Hierarchy, Table
 from anonratio.instances.validation import (
     SeedLike,

@@ -18,6 +18,8 @@ from functools import cached_property
 from typing import Any, ClassVar, Self
 
 import numpy as np
+from numpy.typing import ArrayLike
+
 from anonratio.instances.base import (
     Verification,
     _labels_of,
@@ -37,7 +39,6 @@ from anonratio.instances.validation import (
     check_instance,
     check_int,
 )
-from numpy.typing import ArrayLike
 
 __all__ = [
     "KAnonymityInstance",

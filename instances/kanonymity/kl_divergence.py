@@ -13,6 +13,7 @@ import heapq
 from collections.abc import Sequence
 
 import numpy as np
+
 from anonratio.instances.kanonymity.recoding import KEY_CAP, Domain, Recoding, row_ids
 from anonratio.instances.validation import check_choice, check_instance
 

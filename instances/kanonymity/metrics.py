@@ -26,10 +26,11 @@ import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from scipy.special import xlogy
+
 from anonratio.instances.kanonymity.kl_divergence import kl_divergence
 from anonratio.instances.kanonymity.recoding import Domain, Recoding
 from anonratio.instances.validation import check_choice, check_instance, check_int
-from scipy.special import xlogy
 
 __all__ = [
     "star_nodes", "stars", "generalization_cost", "discernibility", "average_class_size", "ncp",

@@ -39,6 +39,7 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
+
 from anonratio.instances.kanonymity.distance_terms import (
     Attribute,
     canonical,

@@ -63,6 +63,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
+
 from anonratio.instances.kanonymity.distance_terms import (
     Attribute,
     attributes,
@@ -73,7 +75,6 @@ from anonratio.instances.kanonymity.distance_terms import (
     select,
 )
 from anonratio.instances.kanonymity.neighbor_boxes import box_search, plan_boxes
-from numpy.typing import ArrayLike
 
 if TYPE_CHECKING:
     from anonratio.instances.kanonymity.instance import KAnonymityInstance

@@ -4,6 +4,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from anonratio.instances.base import verify
 from anonratio.instances.kanonymity.instance import KAnonymityInstance, group_levels
 from anonratio.instances.table import SUPPRESSED

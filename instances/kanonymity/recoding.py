@@ -29,9 +29,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
+
 from anonratio.instances.table import SUPPRESSED, Hierarchy, Table
 from anonratio.instances.validation import check_choice, check_instance
-from numpy.typing import ArrayLike
 
 __all__ = [
     "Domain",

@@ -30,12 +30,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import csr_array
+
 from anonratio.instances.base import verify
 from anonratio.instances.ldiversity.instance import LDiversityInstance
 from anonratio.instances.table import Table
 from anonratio.instances.validation import SeedLike, check_int, check_random_state
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import csr_array
 
 __all__ = ["maximum_3dm", "random_3dm", "three_dm_gadget", "random_3dm_gadget"]
 

@@ -11,6 +11,7 @@ parameters (and the known optimum where there is one), ready for
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances.errors import InfeasibleInstanceError
 from anonratio.instances.ldiversity.instance import OBJECTIVES, LDiversityInstance
 from anonratio.instances.table import Table

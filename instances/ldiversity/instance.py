@@ -26,6 +26,8 @@ from functools import cached_property
 from typing import Any, ClassVar, Self
 
 import numpy as np
+from numpy.typing import ArrayLike
+
 from anonratio.instances.base import (
     Verification,
     _labels_of,
@@ -38,7 +40,6 @@ from anonratio.instances.base import (
 from anonratio.instances.errors import InfeasibleInstanceError, InstanceFormatError
 from anonratio.instances.table import Table
 from anonratio.instances.validation import check_choice, check_instance, check_int
-from numpy.typing import ArrayLike
 
 __all__ = [
     "LDiversityInstance",

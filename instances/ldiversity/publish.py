@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from anonratio.instances.base import verify
 from anonratio.instances.kanonymity.instance import KAnonymityInstance
 from anonratio.instances.kanonymity.publish import publish as publish_suppressed

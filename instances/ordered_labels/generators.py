@@ -1,6 +1,7 @@
 """Generators of ordered-labels instances (Du, Eppstein, Goodrich and Lueker 2009, §4 remark)."""
 
 import numpy as np
+
 from anonratio.instances.ordered_labels.instance import OrderedLabelsInstance
 from anonratio.instances.validation import SeedLike, check_int, check_random_state
 

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
+from numpy.typing import ArrayLike
+
 from anonratio.instances.base import (
     Verification,
     _labels_of,
@@ -31,7 +33,6 @@ from anonratio.instances.base import (
 )
 from anonratio.instances.errors import InfeasibleInstanceError, InstanceFormatError
 from anonratio.instances.validation import as_array, check_counts, check_int
-from numpy.typing import ArrayLike
 
 __all__ = [
     "OrderedLabelsInstance",

@@ -12,10 +12,11 @@ exp(N(0, 1)))``, heavy-tailed like zip-code populations, zeros possible).
 
 import networkx as nx
 import numpy as np
-from anonratio.instances.validation import SeedLike, check_choice, check_int, check_random_state
-from anonratio.instances.zip_codes.instance import ZipCodesInstance
 from numpy.typing import ArrayLike
 from scipy.spatial import ConvexHull, Delaunay
+
+from anonratio.instances.validation import SeedLike, check_choice, check_int, check_random_state
+from anonratio.instances.zip_codes.instance import ZipCodesInstance
 
 __all__ = [
     "WEIGHT_KINDS",

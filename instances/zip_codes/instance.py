@@ -25,6 +25,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import networkx as nx
 import numpy as np
+from numpy.typing import ArrayLike
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
 from anonratio.instances.base import (
     Verification,
     _labels_of,
@@ -36,9 +40,6 @@ from anonratio.instances.base import (
 )
 from anonratio.instances.errors import InfeasibleInstanceError, InstanceFormatError
 from anonratio.instances.validation import as_array, check_counts, check_instance, check_int
-from numpy.typing import ArrayLike
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 __all__ = [
     "ZipCodesInstance",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+
 from anonratio.instances.zip_codes.instance import ZipCodesInstance
 
 __all__ = ["MOVES"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances import BinCoveringInstance, Solution
 from anonratio.instances.validation import dispatch
 

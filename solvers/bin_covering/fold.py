@@ -11,6 +11,7 @@ from time import perf_counter
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances import Solution
 from anonratio.instances.bin_covering.instance import BinCoveringInstance, bin_covering_lower_bound
 from anonratio.instances.validation import (

@@ -41,6 +41,7 @@ from time import perf_counter
 from typing import NamedTuple
 
 import numpy as np
+
 from anonratio.instances import Solution
 from anonratio.instances.bin_covering.instance import (
     BinCoveringInstance,

@@ -18,6 +18,7 @@ import heapq
 from time import perf_counter
 
 import numpy as np
+
 from anonratio.instances import Solution
 from anonratio.instances.bin_covering.instance import BinCoveringInstance, bin_covering_lower_bound
 from anonratio.solvers.bin_covering.fold import (

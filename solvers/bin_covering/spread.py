@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from time import perf_counter
 
 import numpy as np
+
 from anonratio.instances import Solution
 from anonratio.instances.bin_covering.instance import BinCoveringInstance
 from anonratio.instances.validation import check_int

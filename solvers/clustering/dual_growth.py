@@ -35,6 +35,7 @@ import heapq
 from dataclasses import dataclass
 
 import numpy as np
+
 from anonratio.instances.clustering.metric import BLOCK, PointMetric
 
 __all__ = ["NeighbourLists", "DualGrowth", "neighbour_lists", "grow_duals", "growth_cap"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from time import perf_counter
 
 import numpy as np
+
 from anonratio.instances import Solution
 from anonratio.instances.clustering.instance import RGatherInstance
 from anonratio.instances.validation import check_instance, check_random_state, check_seed

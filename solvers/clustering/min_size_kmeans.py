@@ -6,6 +6,8 @@ from __future__ import annotations
 from time import perf_counter
 
 import numpy as np
+from scipy.spatial import cKDTree
+
 from anonratio.instances import Solution
 from anonratio.instances.clustering.instance import (
     ClusteringInstance,
@@ -19,7 +21,6 @@ from anonratio.instances.validation import (
     check_random_state,
     check_seed,
 )
-from scipy.spatial import cKDTree
 
 __all__ = ["min_size_kmeans"]
 

@@ -13,6 +13,7 @@ from time import perf_counter
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances import Solution
 from anonratio.instances.clustering.instance import CellularInstance, ClusteringInstance
 from anonratio.instances.clustering.verify import clustering_cost, clustering_info

@@ -24,6 +24,7 @@ from time import perf_counter
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances import Solution
 from anonratio.instances.clustering.instance import RCellularInstance
 from anonratio.instances.clustering.verify import clustering_lower_bound

@@ -6,6 +6,7 @@ from time import perf_counter
 
 import numpy as np
 import scipy.sparse as sp
+
 from anonratio.instances import Solution
 from anonratio.instances.clustering.instance import ClusteringInstance, REpsGatherInstance
 from anonratio.instances.validation import check_instance, check_random_state, check_seed

@@ -25,11 +25,12 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import maximum_flow
+
 from anonratio.instances import Solution
 from anonratio.instances.clustering.instance import ClusteringInstance, RGatherInstance
 from anonratio.instances.clustering.verify import clustering_info
 from anonratio.instances.validation import check_instance, check_random_state, check_seed
-from scipy.sparse.csgraph import maximum_flow
 
 __all__ = [
     "r_gather",

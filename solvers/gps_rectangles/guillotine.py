@@ -12,6 +12,7 @@ from __future__ import annotations
 from time import perf_counter
 
 import numpy as np
+
 from anonratio.instances import Solution
 from anonratio.instances.gps_rectangles.grid import grid_weights, solution_from_cells
 from anonratio.instances.gps_rectangles.instance import GpsRectanglesInstance, gps_lower_bound

@@ -22,6 +22,7 @@ from __future__ import annotations
 from time import perf_counter
 
 import numpy as np
+
 from anonratio.instances import Solution
 from anonratio.instances.gps_rectangles import (
     GpsRectanglesInstance,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.validation import dispatch
 

@@ -29,6 +29,7 @@ import time
 
 import numpy as np
 import pandas as pd
+
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.errors import UnsupportedInstanceError
 from anonratio.instances.validation import check_instance, check_seed

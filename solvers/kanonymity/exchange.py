@@ -20,6 +20,7 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
+
 from anonratio.instances import KAnonymityInstance
 from anonratio.instances.kanonymity.instance import member_levels
 

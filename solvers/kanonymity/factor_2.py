@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.solvers.kanonymity.factor_solution import (
     clusters_solution,

@@ -33,6 +33,7 @@ import time
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.validation import check_choice
 from anonratio.solvers.kanonymity.factor_solution import (

@@ -11,6 +11,7 @@ as every exact model's. :mod:`anonratio.solvers.kanonymity.min_weight_factor` de
 import highspy
 import numpy as np
 import scipy.sparse as sp
+
 from anonratio.exact.options import seconds_left
 from anonratio.exact.run import HIGHS_PRESOLVE_RULES_OFF, decide_status, highs_claims
 

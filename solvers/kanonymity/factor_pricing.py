@@ -11,6 +11,7 @@ import time
 
 import highspy
 import numpy as np
+
 from anonratio.solvers.kanonymity.factor_ilp import _abs_gap, _highs, _mip
 
 __all__ = []

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances import KAnonymityInstance, Solution, UnsupportedInstanceError
 from anonratio.instances.validation import (
     check_instance,

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.kanonymity.instance import kanonymity_lower_bound
 from anonratio.instances.validation import check_instance, check_int, check_seed

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+
 from anonratio.instances.kanonymity.metrics import star_nodes
 from anonratio.instances.kanonymity.recoding import Recoding, hierarchy_domain
 from anonratio.instances.privacy import KAnonymity, PrivacyModel, TCloseness

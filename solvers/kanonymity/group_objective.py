@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+
 from anonratio.instances import KAnonymityInstance
 from anonratio.instances.kanonymity.instance import member_levels
 

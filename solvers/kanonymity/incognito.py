@@ -25,6 +25,7 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
+
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.privacy import PrivacyModel
 from anonratio.solvers.kanonymity.full_domain import Lattice, SourceCache

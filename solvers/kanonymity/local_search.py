@@ -35,6 +35,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+
 from anonratio.instances import KAnonymityInstance, Solution, verify
 from anonratio.instances.kanonymity.instance import member_costs
 from anonratio.instances.validation import check_instance, check_number, check_seed

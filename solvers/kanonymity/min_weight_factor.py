@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
+
 from anonratio.instances import KAnonymityInstance, pairwise_distances
 from anonratio.instances.validation import (
     check_instance,

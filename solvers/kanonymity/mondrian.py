@@ -63,6 +63,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.kanonymity.recoding import (
     Domain,

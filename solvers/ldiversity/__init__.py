@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances import Solution
 from anonratio.instances.ldiversity import LDiversityInstance
 from anonratio.instances.validation import dispatch

@@ -16,6 +16,7 @@ from time import perf_counter
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances import Solution, lower_bound
 from anonratio.instances.ldiversity.instance import LDiversityInstance, qi_groups
 from anonratio.instances.validation import check_instance, check_int, check_seed

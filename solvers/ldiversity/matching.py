@@ -33,11 +33,12 @@ from time import perf_counter
 from typing import Any
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
+
 from anonratio.instances import Solution, verify
 from anonratio.instances.errors import UnsupportedInstanceError
 from anonratio.instances.ldiversity import LDiversityInstance
 from anonratio.instances.validation import check_instance, check_seed
-from scipy.optimize import linear_sum_assignment
 
 __all__ = ["matching", "needs_two_values", "MAX_ARCS"]
 

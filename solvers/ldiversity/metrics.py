@@ -9,8 +9,9 @@ gives stars and suppressed tuples of a partition without verifying it.
 from __future__ import annotations
 
 import numpy as np
-from anonratio.instances.ldiversity.instance import LDiversityInstance, group_stats, qi_groups
 from numpy.typing import ArrayLike
+
+from anonratio.instances.ldiversity.instance import LDiversityInstance, group_stats, qi_groups
 
 __all__ = ["kl_divergence", "suppression_counts", "domain_sizes"]
 

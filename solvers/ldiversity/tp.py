@@ -14,6 +14,7 @@ from time import perf_counter
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances import Solution
 from anonratio.instances.ldiversity.instance import (
     LDiversityInstance,

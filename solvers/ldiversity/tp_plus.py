@@ -5,6 +5,7 @@ from __future__ import annotations
 from time import perf_counter
 
 import numpy as np
+
 from anonratio.instances import Solution
 from anonratio.instances.ldiversity.instance import LDiversityInstance
 from anonratio.instances.validation import check_instance, check_seed

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from anonratio.instances import Solution, ZipCodesInstance
 from anonratio.instances.validation import dispatch
 

@@ -36,6 +36,7 @@ from collections import deque
 
 import networkx as nx
 import numpy as np
+
 from anonratio.instances.validation import (
     check_choice,
     check_instance,

@@ -8,6 +8,7 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
+
 from anonratio.instances.solution import Solution
 from anonratio.instances.validation import check_choice, check_instance, check_int, check_seed
 from anonratio.instances.zip_codes.instance import ZipCodesInstance, planar_lower_bound

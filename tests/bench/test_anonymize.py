@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
 from anonratio.bench.cli import main
 from anonratio.instances.loaders import ADULT_QI
 

@@ -5,6 +5,7 @@ import json
 
 import pandas as pd
 import pytest
+
 from anonratio.bench.cli import main
 from anonratio.instances.privacy_specs import check_published
 

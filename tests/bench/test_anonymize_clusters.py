@@ -10,6 +10,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+
 from anonratio.bench.cli import main
 
 ROWS = [

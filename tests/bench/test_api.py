@@ -3,10 +3,11 @@
 import re
 from pathlib import Path
 
-import anonratio
 import numpy as np
 import pandas as pd
 import pytest
+
+import anonratio
 from anonratio.instances import KAnonymityInstance, verify
 from anonratio.instances.errors import InfeasibleInstanceError
 from anonratio.instances.kanonymity import random_table

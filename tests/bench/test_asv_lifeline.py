@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from anonratio.bench.benchmarks import lifeline
 
 LIFELINE = Path(lifeline.__file__)

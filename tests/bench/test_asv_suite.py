@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from anonratio.bench import benchmarks
 from anonratio.bench.benchmarks import (
     bench_ratios,

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from anonratio.bench.cli import main
 
 HEADER = "age;sex;zip;disease"

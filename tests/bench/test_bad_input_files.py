@@ -12,6 +12,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+
 from anonratio.bench.cli import main
 from anonratio.instances import (
     BinCoveringInstance,

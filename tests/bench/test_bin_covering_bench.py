@@ -8,6 +8,9 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.bench import registry
 from anonratio.bench.problems.bin_covering import ORDERS as BIN_COVERING_ORDERS
 from anonratio.bench.problems.bin_covering import RELAXED_EPSILON
@@ -39,8 +42,6 @@ from anonratio.instances import (
 )
 from anonratio.solvers.bin_covering.fold import fold_bound
 from anonratio.solvers.bin_covering.relaxed_scheme import relaxed_guarantee
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 BC_NAMES = [
     "fold-random",

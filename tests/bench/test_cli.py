@@ -6,6 +6,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+
 from anonratio.bench.cli import main
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

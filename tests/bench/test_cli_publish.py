@@ -3,6 +3,7 @@
 import json
 
 import pandas as pd
+
 from anonratio.bench.cli import main
 from anonratio.bench.cli_publish import neutralize_formulas
 

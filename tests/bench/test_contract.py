@@ -9,6 +9,7 @@ optimum. A new algorithm or problem is covered as soon as it is declared.
 import math
 
 import pytest
+
 from anonratio.bench.registry import REGISTRY, algorithms_for, generate
 from anonratio.instances import verify
 

@@ -9,6 +9,8 @@ import time
 import numpy as np
 import pulp
 import pytest
+from ortools.sat.python import cp_model
+
 from anonratio.bench import declarations
 from anonratio.bench.declarations import WARM_START_SHARE, Algorithm
 from anonratio.bench.problems import kanonymity as kanonymity_problem
@@ -17,7 +19,6 @@ from anonratio.bench.runner import run_record
 from anonratio.exact import pulp_run
 from anonratio.exact import run as exact_run
 from anonratio.instances import Solution
-from ortools.sat.python import cp_model
 
 
 def _algorithm(function, hint=None):

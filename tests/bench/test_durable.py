@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+
 from anonratio.bench._signals import NonBlockingStderr
 from anonratio.bench.journal import JOURNAL, Journal, check_out_dir
 

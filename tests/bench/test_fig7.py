@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+
 from anonratio.bench.fig7 import (
     FIG7_ALGORITHMS,
     PAPER_CURVES,

@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pytest
+
 from anonratio.bench import gate, gate_baseline, registry
 from anonratio.bench.cli import main
 from anonratio.instances import Solution

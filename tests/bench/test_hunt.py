@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+
 from anonratio.bench import hunt_library
 from anonratio.bench.cli import main
 from anonratio.bench.hunt import evaluate, hunt

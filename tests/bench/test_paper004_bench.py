@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+
 from anonratio.bench.cli import main
 from anonratio.bench.registry import FAMILIES, REGISTRY, algorithms_for, generate, get_algorithm
 from anonratio.bench.runner import Task, finalize, run_instance, sweep

@@ -9,6 +9,9 @@ import importlib.util
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.bench import peers, peers_tables, peers_tools
 from anonratio.bench.peers_metrics import cell_ncp, published_metrics, pycanon_k, rows_aligned
 from anonratio.bench.peers_tables import (
@@ -18,8 +21,6 @@ from anonratio.bench.peers_tables import (
     interval_hierarchy,
 )
 from anonratio.instances.table import Hierarchy
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 #: values a, b, c, d; level 1 {a, b} -> AB, {c, d} -> CD; level 2 *
 ABCD = Hierarchy([[0, 0, 0], [1, 0, 0], [2, 1, 0], [3, 1, 0]], [list("abcd"), ["AB", "CD"], ["*"]])

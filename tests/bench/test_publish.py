@@ -4,10 +4,11 @@ certified ratio is that of the published table."""
 
 import json
 
-import anonratio
 import numpy as np
 import pandas as pd
 import pytest
+
+import anonratio
 from anonratio.bench.cli import main
 
 FIGURES = ("cost", "published_cost", "lower_bound", "lower_bound_source", "certified_ratio")

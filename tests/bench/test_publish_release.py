@@ -4,10 +4,11 @@ requested model on its own cells before it is written."""
 
 import json
 
-import anonratio
 import numpy as np
 import pandas as pd
 import pytest
+
+import anonratio
 from anonratio.bench.cli import main
 from anonratio.instances.errors import InfeasibleInstanceError
 

@@ -5,10 +5,11 @@ end at the boundary (exit status 2, one line naming the option, the value and th
 
 import json
 
-import anonratio
 import numpy as np
 import pandas as pd
 import pytest
+
+import anonratio
 from anonratio.bench.cli import main
 
 ROWS = [

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+
 from anonratio.bench import runner, store
 from anonratio.bench.record import COLUMNS, RunRecord, column_kinds, json_text
 from anonratio.bench.registry import generate

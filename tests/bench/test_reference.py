@@ -13,6 +13,7 @@ import json
 import math
 
 import pytest
+
 from anonratio.bench import reference as ref_mod
 from anonratio.bench.benchmarks import (
     bench_ratios,

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from anonratio.bench.registry import REGISTRY, Algorithm, algorithms_for, get_algorithm
 from anonratio.instances import Hierarchy, KAnonymityInstance, Table
 

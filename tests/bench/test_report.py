@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+
 from anonratio.bench.report import (
     SUMMARY_COLUMNS,
     format_table,

@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pandas as pd
+
 from anonratio.bench.report import _prepare, write_report
 from anonratio.bench.report_intervals import (
     INTERVAL_COLUMNS,

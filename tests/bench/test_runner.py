@@ -8,6 +8,7 @@ import zlib
 import numpy as np
 import pandas as pd
 import pytest
+
 from anonratio.bench import registry
 from anonratio.bench.registry import REGISTRY, Algorithm, algorithms_for
 from anonratio.bench.runner import (

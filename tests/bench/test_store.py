@@ -4,6 +4,7 @@ import math
 
 import pandas as pd
 import pytest
+
 from anonratio.bench.store import COLUMNS, SCHEMA_COLUMNS, read_results, write_results
 
 

@@ -3,6 +3,7 @@
 import textwrap
 
 import pytest
+
 from anonratio.bench.fig7 import fig7_tasks
 from anonratio.bench.studies import StudyError, expand, load_study, parse_study
 from anonratio.bench.studies import grid as _grid

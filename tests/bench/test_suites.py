@@ -3,6 +3,7 @@
 from collections import Counter
 
 import pytest
+
 from anonratio.bench.registry import FAMILIES, REGISTRY, generate
 from anonratio.bench.runner import Task
 from anonratio.bench.suites import SCALING_N, SUITES, Suite, expand, get_suite

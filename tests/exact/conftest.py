@@ -8,8 +8,9 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from anonratio.instances import Hierarchy, KAnonymityInstance, Table
 from bruteforce import kanonymity_optimum
+
+from anonratio.instances import Hierarchy, KAnonymityInstance, Table
 
 
 def random_hierarchy(rng, n_values, height):

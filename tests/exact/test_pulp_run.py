@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pulp
 import pytest
+
 from anonratio.exact import pulp_run
 from anonratio.exact.pulp_run import cbc_executable, run_pulp
 

@@ -13,6 +13,8 @@ import highspy
 import numpy as np
 import pulp
 import pytest
+from ortools.sat.python import cp_model
+
 from anonratio.exact import pulp_run
 from anonratio.exact.options import check_upper_bound, seconds_left
 from anonratio.exact.pulp_run import _cbc_outcome, _highs_outcome
@@ -27,7 +29,6 @@ from anonratio.exact.run import (
     run_cpsat,
     run_pulp,
 )
-from ortools.sat.python import cp_model
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+
 from anonratio.instances import InstanceFormatError
 from anonratio.instances.frame_columns import (
     check_names_are_text,

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.bench.cli import main
 from anonratio.instances import InstanceFormatError, loaders
 from anonratio.instances.hierarchies import (
@@ -17,8 +20,6 @@ from anonratio.instances.hierarchies import (
     read_hierarchy,
 )
 from anonratio.instances.table import Hierarchy
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 AGE_CSV = "1;[1-2];*\n2;[1-2];*\n3;[3-4];*\n4;[3-4];*\n"
 SEX_CSV = "M;*\nF;*\n"

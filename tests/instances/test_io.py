@@ -5,6 +5,7 @@ import os
 
 import numpy as np
 import pytest
+
 from anonratio.bench.registry import FAMILIES, generate
 from anonratio.instances import InstanceFormatError, KAnonymityInstance, instance_id
 from anonratio.instances.io import load_instance, save_instance

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from anonratio.bench.registry import generate
 from anonratio.instances import InstanceFormatError, KAnonymityInstance, verify
 from anonratio.instances.loaders import (

@@ -6,6 +6,9 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances.equivalence import class_statistics, classes_of
 from anonratio.instances.privacy import (
     AlphaKAnonymity,
@@ -18,8 +21,6 @@ from anonratio.instances.privacy import (
     TCloseness,
 )
 from anonratio.instances.privacy_specs import MODELS, check_published, parse_privacy
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 # one model of each kind, with parameters that make both outcomes common on small classes
 EXAMPLES = [

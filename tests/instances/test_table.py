@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+
 from anonratio.instances import Hierarchy, InstanceFormatError, Table
 
 AGE_ROWS = [

@@ -8,6 +8,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+
 from anonratio.instances.bin_covering.generators import uniform_instance
 from anonratio.instances.gps_rectangles.generators import uniform_points
 from anonratio.instances.kanonymity.gadgets import triangle_union_graph

@@ -4,6 +4,10 @@ from functools import partial
 
 import numpy as np
 import pytest
+from bruteforce import bin_covering_instances
+from bruteforce import bin_covering_optimum as brute_opt
+from hypothesis import given, settings
+
 from anonratio.exact.bin_covering.cpsat import solve_cpsat
 from anonratio.exact.bin_covering.ilp import solve_cbc, solve_highs
 from anonratio.instances import lower_bound, verify
@@ -13,9 +17,6 @@ from anonratio.instances.bin_covering.generators import (
 )
 from anonratio.instances.bin_covering.instance import BinCoveringInstance
 from anonratio.solvers.bin_covering.spread import spread
-from bruteforce import bin_covering_instances
-from bruteforce import bin_covering_optimum as brute_opt
-from hypothesis import given, settings
 
 SOLVERS = {"cpsat": solve_cpsat, "highs": solve_highs, "cbc": solve_cbc}
 

@@ -4,6 +4,11 @@ from time import perf_counter
 
 import numpy as np
 import pytest
+from bruteforce_clustering import clustering_optimum
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial.distance import pdist, squareform
+
 from anonratio.exact.clustering import solve_cpsat, solve_highs
 from anonratio.exact.clustering.candidates import (
     cellular_data,
@@ -22,10 +27,6 @@ from anonratio.instances.clustering import (
 )
 from anonratio.instances.clustering.instance import ClusteringInstance
 from anonratio.solvers.clustering.r_eps_gather import r_eps_gather
-from bruteforce_clustering import clustering_optimum
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from scipy.spatial.distance import pdist, squareform
 
 
 @st.composite

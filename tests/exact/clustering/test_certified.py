@@ -5,6 +5,10 @@ bound."""
 
 import numpy as np
 import pytest
+from bruteforce_clustering import clustering_optimum
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.bench.registry import generate
 from anonratio.bench.runner import run_record
 from anonratio.exact.clustering.certified import certify
@@ -14,9 +18,6 @@ from anonratio.instances.clustering import CellularInstance, RCellularInstance, 
 from anonratio.instances.clustering.verify import clustering_lower_bound
 from anonratio.solvers.clustering.primal_dual import primal_dual
 from anonratio.solvers.clustering.r_cellular import r_cellular
-from bruteforce_clustering import clustering_optimum
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 TOL = 1e-7
 

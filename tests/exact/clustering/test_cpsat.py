@@ -7,6 +7,12 @@ from time import perf_counter
 
 import numpy as np
 import pytest
+from bruteforce_clustering import any_instances as instances
+from bruteforce_clustering import clustering_optimum
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial.distance import pdist, squareform
+
 from anonratio.exact.clustering import METHODS, deadline, solve_clustering, solve_highs
 from anonratio.exact.clustering import cpsat as cpsat_module
 from anonratio.exact.clustering.cpsat import solve_cpsat
@@ -21,11 +27,6 @@ from anonratio.instances.clustering import (
     RGatherInstance,
 )
 from anonratio.instances.clustering.verify import clustering_lower_bound
-from bruteforce_clustering import any_instances as instances
-from bruteforce_clustering import clustering_optimum
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from scipy.spatial.distance import pdist, squareform
 
 PROBLEMS = ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular")
 

@@ -7,6 +7,7 @@ from time import perf_counter
 
 import numpy as np
 import pytest
+
 from anonratio.exact.clustering import deadline as dl
 from anonratio.exact.clustering.candidates import cellular_data, gather_data
 from anonratio.instances.clustering import CellularInstance, KRCenterInstance

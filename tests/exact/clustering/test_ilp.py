@@ -6,6 +6,10 @@ from time import perf_counter
 
 import numpy as np
 import pytest
+from bruteforce_clustering import any_instances as instances
+from bruteforce_clustering import clustering_optimum
+from hypothesis import given, settings
+
 from anonratio.exact.clustering import deadline
 from anonratio.exact.clustering import ilp as ilp_module
 from anonratio.exact.clustering.cpsat import solve_cpsat
@@ -20,9 +24,6 @@ from anonratio.instances.clustering import (
     RGatherInstance,
 )
 from anonratio.instances.clustering.verify import clustering_lower_bound
-from bruteforce_clustering import any_instances as instances
-from bruteforce_clustering import clustering_optimum
-from hypothesis import given, settings
 
 SOLVERS = {"cpsat": solve_cpsat, "highs": solve_highs, "cbc": solve_cbc}
 PROBLEMS = ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular")

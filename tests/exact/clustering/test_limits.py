@@ -3,6 +3,7 @@ or a bound keeps the hint's clustering and the bound it holds without a solver."
 
 import numpy as np
 import pytest
+
 from anonratio.exact.clustering import cpsat as cpsat_module
 from anonratio.exact.clustering import ilp as ilp_module
 from anonratio.exact.clustering.cpsat import solve_cpsat

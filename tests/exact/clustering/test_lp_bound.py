@@ -7,6 +7,11 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+from bruteforce_clustering import clustering_optimum
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial.distance import pdist, squareform
+
 from anonratio.exact.clustering.candidates import cellular_data
 from anonratio.exact.clustering.lp_bound import (
     MAX_POINTS,
@@ -17,10 +22,6 @@ from anonratio.exact.clustering.lp_bound import (
 from anonratio.instances.clustering import CellularInstance, RCellularInstance, RGatherInstance
 from anonratio.instances.clustering.verify import clustering_lower_bound
 from anonratio.solvers.clustering.primal_dual import primal_dual
-from bruteforce_clustering import clustering_optimum
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from scipy.spatial.distance import pdist, squareform
 
 TOL = 1e-7
 

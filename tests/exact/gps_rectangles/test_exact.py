@@ -2,9 +2,13 @@
 
 from functools import cache
 
-import anonratio.solvers.gps_rectangles.guillotine as guillotine_module
 import numpy as np
 import pytest
+from bruteforce import rectangle_optimum as brute_force_opt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import anonratio.solvers.gps_rectangles.guillotine as guillotine_module
 from anonratio.exact.gps_rectangles.cpsat import solve_cpsat
 from anonratio.exact.gps_rectangles.ilp import solve_cbc, solve_highs
 from anonratio.instances import Solution, lower_bound, verify
@@ -16,9 +20,6 @@ from anonratio.instances.gps_rectangles.generators import (
 from anonratio.instances.gps_rectangles.instance import GpsRectanglesInstance
 from anonratio.solvers.gps_rectangles.guillotine import guillotine as solve_guillotine
 from anonratio.solvers.gps_rectangles.kdtree_split import kdtree_split
-from bruteforce import rectangle_optimum as brute_force_opt
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def grid_of(inst):

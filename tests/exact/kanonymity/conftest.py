@@ -2,6 +2,7 @@
 the exact k-anonymity modules that hands a bound around."""
 
 import pytest
+
 from anonratio.bench.registry import generate
 from anonratio.exact.kanonymity import set_partitioning, solve_cpsat
 from anonratio.exact.kanonymity.lp_bound import lp_bound

@@ -6,6 +6,7 @@ from time import perf_counter
 
 import numpy as np
 import pytest
+
 from anonratio.bench.registry import generate
 from anonratio.exact.kanonymity.background_bound import BackgroundBound
 from anonratio.exact.kanonymity.box_pricing import BoxLattice

@@ -6,6 +6,11 @@ import itertools
 
 import numpy as np
 import pytest
+from bruteforce import kanonymity_optimum as brute_force_opt
+from bruteforce import small_kanonymity_instances
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.bench.registry import generate
 from anonratio.exact.kanonymity import set_partitioning, solve_cpsat, solve_highs
 from anonratio.exact.kanonymity.box_enumeration import Timeout, box_groups
@@ -15,10 +20,6 @@ from anonratio.exact.kanonymity.lp_bound import lp_bound
 from anonratio.instances import verify
 from anonratio.instances.errors import UnsupportedInstanceError
 from anonratio.instances.kanonymity.instance import nn_prices
-from bruteforce import kanonymity_optimum as brute_force_opt
-from bruteforce import small_kanonymity_instances
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
 

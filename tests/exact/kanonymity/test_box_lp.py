@@ -4,14 +4,15 @@ instances, and the dual LP over every box is the set-partitioning relaxation."""
 
 import numpy as np
 import pytest
+from bruteforce import kanonymity_dual_feasible, kanonymity_full_lp, small_kanonymity_instances
+from bruteforce import kanonymity_optimum as brute_force_opt
+from hypothesis import given, settings
+
 from anonratio.bench.registry import generate
 from anonratio.exact.kanonymity.box_lp import box_lp, dual_lp
 from anonratio.exact.kanonymity.box_pricing import BoxLattice
 from anonratio.exact.kanonymity.lp_bound import ascend, lp_bound
 from anonratio.instances.kanonymity.instance import nn_prices
-from bruteforce import kanonymity_dual_feasible, kanonymity_full_lp, small_kanonymity_instances
-from bruteforce import kanonymity_optimum as brute_force_opt
-from hypothesis import given, settings
 
 SETTINGS = settings(max_examples=30, deadline=None, derandomize=True)
 TOL = 1e-7

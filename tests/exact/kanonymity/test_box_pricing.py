@@ -6,11 +6,12 @@ import itertools
 
 import numpy as np
 import pytest
-from anonratio.exact.kanonymity.box_pricing import BoxLattice, _box_order
-from anonratio.instances import KAnonymityInstance, verify
 from bruteforce import small_kanonymity_instance, small_kanonymity_instances
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from anonratio.exact.kanonymity.box_pricing import BoxLattice, _box_order
+from anonratio.instances import KAnonymityInstance, verify
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
 TOL = 1e-9

@@ -7,6 +7,10 @@ import json
 
 import numpy as np
 import pytest
+from bruteforce import kanonymity_optimum as brute_force_opt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.bench.problems.kanonymity import certified_search
 from anonratio.bench.registry import generate
 from anonratio.bench.runner import run_record
@@ -16,9 +20,6 @@ from anonratio.exact.kanonymity.lp_bound import BOUND_SOURCES
 from anonratio.instances import KAnonymityInstance, lower_bound, verify
 from anonratio.instances.kanonymity import random_table
 from anonratio.solvers.kanonymity.forest import forest, forest_guarantee
-from bruteforce import kanonymity_optimum as brute_force_opt
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 TOL = 1e-7
 

@@ -3,9 +3,12 @@
 import time
 from itertools import combinations_with_replacement
 
-import anonratio.exact.kanonymity.set_partitioning as spm
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import anonratio.exact.kanonymity.set_partitioning as spm
 from anonratio.exact.kanonymity.columns import (
     Columns,
     Timeout,
@@ -25,8 +28,6 @@ from anonratio.exact.kanonymity.incumbents import (
 from anonratio.exact.kanonymity.set_partitioning import solve_by_columns
 from anonratio.instances import lower_bound, verify
 from anonratio.instances.kanonymity.instance import group_levels
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SEEDS = st.integers(0, 2**32 - 1)
 

@@ -6,10 +6,11 @@ from time import perf_counter
 
 import numpy as np
 import pytest
-from anonratio.exact.kanonymity.box_pricing import BoxLattice
-from anonratio.exact.kanonymity.compact_lp import closed_boxes, compact_lp
 from bruteforce import kanonymity_dual_feasible, kanonymity_full_lp, small_kanonymity_instances
 from hypothesis import given, settings
+
+from anonratio.exact.kanonymity.box_pricing import BoxLattice
+from anonratio.exact.kanonymity.compact_lp import closed_boxes, compact_lp
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
 

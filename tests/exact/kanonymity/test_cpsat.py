@@ -2,6 +2,9 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.exact import solve_k_anonymity
 from anonratio.exact.kanonymity import cpsat
 from anonratio.exact.kanonymity.cpsat import PRESOLVE_MAX_TERMS, _cpsat_parameters, solve_cpsat
@@ -13,8 +16,6 @@ from anonratio.instances import (
     lower_bound,
     verify,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SEEDS = st.integers(0, 2**32 - 1)
 

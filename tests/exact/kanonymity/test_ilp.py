@@ -2,12 +2,13 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.exact import solve_k_anonymity
 from anonratio.exact.kanonymity.cpsat import solve_cpsat
 from anonratio.exact.kanonymity.ilp import solve_cbc, solve_highs
 from anonratio.instances import KAnonymityInstance, Solution, Table, lower_bound, verify
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SEEDS = st.integers(0, 2**32 - 1)
 

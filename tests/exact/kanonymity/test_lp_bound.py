@@ -6,6 +6,10 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from bruteforce import kanonymity_dual_feasible, kanonymity_full_lp, small_kanonymity_instances
+from bruteforce import kanonymity_optimum as brute_force_opt
+from hypothesis import given, settings
+
 from anonratio.bench.registry import generate
 from anonratio.exact.kanonymity import set_partitioning, solve_cpsat, solve_highs
 from anonratio.exact.kanonymity.box_pricing import BoxLattice
@@ -20,9 +24,6 @@ from anonratio.exact.kanonymity.lp_bound import (
 )
 from anonratio.instances import lower_bound, verify
 from anonratio.solvers.kanonymity.forest import forest
-from bruteforce import kanonymity_dual_feasible, kanonymity_full_lp, small_kanonymity_instances
-from bruteforce import kanonymity_optimum as brute_force_opt
-from hypothesis import given, settings
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
 TOL = 1e-7

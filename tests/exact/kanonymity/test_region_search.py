@@ -6,15 +6,16 @@ from time import perf_counter
 
 import numpy as np
 import pytest
+from bruteforce import kanonymity_optimum, small_kanonymity_instance
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.bench.registry import generate
 from anonratio.exact.kanonymity.lp_bound import lp_bound
 from anonratio.exact.kanonymity.region_search import _Partition, region_search
 from anonratio.instances import KAnonymityInstance, verify
 from anonratio.instances.kanonymity import random_table
 from anonratio.instances.kanonymity.instance import nn_prices
-from bruteforce import kanonymity_optimum, small_kanonymity_instance
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 TOL = 1e-7
 

@@ -7,6 +7,11 @@ from time import perf_counter
 
 import numpy as np
 import pytest
+from bruteforce import kanonymity_full_lp, small_kanonymity_instance, small_kanonymity_instances
+from bruteforce import kanonymity_optimum as brute_force_opt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.bench.registry import generate
 from anonratio.exact.kanonymity import cpsat, ilp, set_partitioning, solve_cpsat, solve_highs
 from anonratio.exact.kanonymity.box_enumeration import box_groups
@@ -19,10 +24,6 @@ from anonratio.exact.kanonymity.subset_row import (
     subset_row_bound,
 )
 from anonratio.instances import verify
-from bruteforce import kanonymity_full_lp, small_kanonymity_instance, small_kanonymity_instances
-from bruteforce import kanonymity_optimum as brute_force_opt
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
 TOL = 1e-7

@@ -4,6 +4,10 @@ the same bound as the run's lower bound when it goes through the bench runner.""
 
 import numpy as np
 import pytest
+from bruteforce_ldiversity import ldiversity_optimum, random_instance
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.bench.problems.ldiversity import certified_tp_plus
 from anonratio.bench.registry import generate
 from anonratio.bench.runner import run_record
@@ -12,9 +16,6 @@ from anonratio.instances import verify
 from anonratio.instances.ldiversity import LDiversityInstance, ldiversity_lower_bound
 from anonratio.solvers.ldiversity.tp import tp_guarantee
 from anonratio.solvers.ldiversity.tp_plus import tp_plus
-from bruteforce_ldiversity import ldiversity_optimum, random_instance
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)

@@ -3,13 +3,14 @@ limits, validation."""
 
 import numpy as np
 import pytest
+from bruteforce_ldiversity import ldiversity_optimum, random_instance
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.exact.ldiversity import METHODS, solve_ldiversity
 from anonratio.exact.ldiversity.cpsat import solve_cpsat
 from anonratio.instances import Solution, Table, lower_bound, verify
 from anonratio.instances.ldiversity import LDiversityInstance
-from bruteforce_ldiversity import ldiversity_optimum, random_instance
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SEEDS = st.integers(0, 2**32 - 1)
 

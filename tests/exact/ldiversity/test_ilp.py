@@ -3,13 +3,14 @@ objectives), agreement with CP-SAT, hints, bounds, limits."""
 
 import numpy as np
 import pytest
+from bruteforce_ldiversity import ldiversity_optimum, random_instance
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.exact.ldiversity.cpsat import solve_cpsat
 from anonratio.exact.ldiversity.ilp import solve_cbc, solve_highs, solve_ilp
 from anonratio.instances import Solution, Table, lower_bound, verify
 from anonratio.instances.ldiversity import LDiversityInstance
-from bruteforce_ldiversity import ldiversity_optimum, random_instance
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SEEDS = st.integers(0, 2**32 - 1)
 SOLVERS = {"highs": solve_highs, "cbc": solve_cbc}

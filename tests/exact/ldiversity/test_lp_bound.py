@@ -4,6 +4,10 @@ up safely, and the instance bound when the model is too large."""
 
 import numpy as np
 import pytest
+from bruteforce_ldiversity import ldiversity_optima, random_instance
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.bench.registry import generate
 from anonratio.exact.ldiversity import lp_bound, solve_cpsat
 from anonratio.exact.ldiversity import patterns as patterns_module
@@ -11,9 +15,6 @@ from anonratio.exact.ldiversity.lp_bound import lagrangian_bound, pattern_lp
 from anonratio.exact.ldiversity.patterns import build_data
 from anonratio.instances import Table
 from anonratio.instances.ldiversity import LDiversityInstance, ldiversity_lower_bound
-from bruteforce_ldiversity import ldiversity_optima, random_instance
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SEEDS = st.integers(0, 2**32 - 1)
 

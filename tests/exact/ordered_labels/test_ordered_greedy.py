@@ -4,11 +4,12 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.exact.ordered_labels.ordered_greedy import intervals_feasible, ordered_greedy
 from anonratio.instances import lower_bound, verify
 from anonratio.instances.ordered_labels.instance import OrderedLabelsInstance
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def brute_force(sizes, k):

@@ -3,6 +3,10 @@
 import networkx as nx
 import numpy as np
 import pytest
+from bruteforce import planar_optimum as brute_force_opt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.exact.zip_codes.cpsat import solve_cpsat, tree_hint
 from anonratio.instances import Solution, verify
 from anonratio.instances.zip_codes.generators import (
@@ -11,9 +15,6 @@ from anonratio.instances.zip_codes.generators import (
     planted_planar_instance,
 )
 from anonratio.instances.zip_codes.instance import ZipCodesInstance
-from bruteforce import planar_optimum as brute_force_opt
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 @st.composite

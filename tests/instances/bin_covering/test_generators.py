@@ -4,6 +4,7 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+
 from anonratio.instances import InfeasibleInstanceError, verify
 from anonratio.instances.bin_covering.generators import (
     CENSUS_FILES,

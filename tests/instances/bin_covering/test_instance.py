@@ -2,6 +2,10 @@
 
 import numpy as np
 import pytest
+from bruteforce import bin_covering_optimum as brute_opt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import (
     InfeasibleInstanceError,
     InfeasibleSolutionError,
@@ -20,9 +24,6 @@ from anonratio.instances.bin_covering.instance import (
     check_epsilon,
     verify_relaxed,
 )
-from bruteforce import bin_covering_optimum as brute_opt
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 @st.composite

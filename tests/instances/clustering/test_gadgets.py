@@ -6,12 +6,13 @@ from itertools import product
 
 import numpy as np
 import pytest
-from anonratio.instances import Solution, lower_bound, verify
-from anonratio.instances.clustering import RGatherInstance
-from anonratio.instances.clustering.gadgets import Formula, random_formula, sat_gadget
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ortools.sat.python import cp_model
+
+from anonratio.instances import Solution, lower_bound, verify
+from anonratio.instances.clustering import RGatherInstance
+from anonratio.instances.clustering.gadgets import Formula, random_formula, sat_gadget
 
 
 def brute_force_sat(formula):

@@ -3,6 +3,11 @@ builders and planted instances whose optimum is checked against brute force."""
 
 import numpy as np
 import pytest
+from bruteforce_clustering import clustering_optimum
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial.distance import cdist
+
 from anonratio.instances import Solution, lower_bound, verify
 from anonratio.instances.clustering import (
     CLUSTERING_PROBLEMS,
@@ -21,10 +26,6 @@ from anonratio.instances.clustering.generators import (
     planted_instance,
     uniform_points,
 )
-from bruteforce_clustering import clustering_optimum
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from scipy.spatial.distance import cdist
 
 
 def same(a, b):

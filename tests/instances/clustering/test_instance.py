@@ -3,6 +3,9 @@ PODS 2006), their validation and their JSON round trip."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import (
     InfeasibleInstanceError,
     InstanceFormatError,
@@ -19,8 +22,6 @@ from anonratio.instances.clustering import (
     RGatherInstance,
 )
 from anonratio.instances.io import load_instance, save_instance
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 PTS = [[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [5.0, 5.0], [6.0, 5.0], [5.0, 7.5]]
 

@@ -2,11 +2,12 @@
 
 import numpy as np
 import pytest
-from anonratio.instances.clustering import PointMetric, RGatherInstance
-from anonratio.instances.clustering.metric import BLOCK
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial.distance import cdist
+
+from anonratio.instances.clustering import PointMetric, RGatherInstance
+from anonratio.instances.clustering.metric import BLOCK
 
 CDIST = {"euclidean": "euclidean", "manhattan": "cityblock", "hamming": "hamming"}
 METRICS = ["euclidean", "manhattan", "hamming", "precomputed"]

@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+
 from anonratio.instances import InstanceFormatError, RGatherInstance, Table, verify
 from anonratio.instances.clustering.publish import (
     check_published,

@@ -3,6 +3,10 @@ corrupted ones, recomputes costs, and the lower bounds hold on every feasible so
 
 import numpy as np
 import pytest
+from bruteforce_clustering import clustering_optimum
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import InfeasibleSolutionError, Solution, lower_bound, verify
 from anonratio.instances.clustering import (
     CellularInstance,
@@ -15,9 +19,6 @@ from anonratio.instances.clustering import (
     clustering_info,
     clustering_lower_bound,
 )
-from bruteforce_clustering import clustering_optimum
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 # two groups on a line: {0, 1, 2} around 1.0 and {3, 4, 5} around 11.0, an outlier at 50
 LINE = [[0.0], [1.0], [2.5], [10.0], [11.0], [12.0], [50.0]]

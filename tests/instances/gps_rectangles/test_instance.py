@@ -4,6 +4,10 @@ import json
 
 import numpy as np
 import pytest
+from bruteforce import rectangle_optimum as brute_force_opt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import (
     InfeasibleInstanceError,
     InfeasibleSolutionError,
@@ -31,9 +35,6 @@ from anonratio.instances.gps_rectangles.generators import (
     pinwheel_gadget,
     uniform_points,
 )
-from bruteforce import rectangle_optimum as brute_force_opt
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def solution(labels, rects):

@@ -5,6 +5,8 @@ from math import ceil, log2
 import networkx as nx
 import numpy as np
 import pytest
+from bruteforce import kanonymity_optimum
+
 from anonratio.instances import lower_bound, pairwise_distances, verify
 from anonratio.instances.kanonymity.gadgets import (
     MAX_PAIR_K,
@@ -13,7 +15,6 @@ from anonratio.instances.kanonymity.gadgets import (
     triangle_union_gadget,
     triangle_union_graph,
 )
-from bruteforce import kanonymity_optimum
 
 
 # -- §3 triangle gadget -------------------------------------------------------------------------

@@ -4,6 +4,9 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.bench.registry import FAMILIES, coerce_param, generate
 from anonratio.instances import (
     PROBLEMS,
@@ -20,8 +23,6 @@ from anonratio.instances.kanonymity.generators import (
     random_hierarchy,
     random_table,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 RANGE = re.compile(r"\[(\d+)-(\d+)\]")
 

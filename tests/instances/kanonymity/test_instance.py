@@ -2,6 +2,10 @@
 
 import numpy as np
 import pytest
+from bruteforce import kanonymity_optimum
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import (
     Hierarchy,
     InfeasibleInstanceError,
@@ -19,9 +23,6 @@ from anonratio.instances import (
 )
 from anonratio.instances.kanonymity.generators import random_hierarchy
 from anonratio.instances.kanonymity.instance import group_levels, kanonymity_lower_bound
-from bruteforce import kanonymity_optimum
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 AGE = Hierarchy.from_rows(
     [["1", "[1-2]", "*"], ["2", "[1-2]", "*"], ["3", "[3-4]", "*"], ["4", "[3-4]", "*"]],

@@ -7,6 +7,9 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import Hierarchy, KAnonymityInstance, LDiversityInstance, Table, verify
 from anonratio.instances.kanonymity import kl_divergence as KL
 from anonratio.instances.kanonymity import metrics as M
@@ -15,8 +18,6 @@ from anonratio.instances.kanonymity import recoding as R
 from anonratio.instances.kanonymity.recoding import Domain, Recoding, hierarchy_domain
 from anonratio.solvers.kanonymity import k_anonymize
 from anonratio.solvers.ldiversity.metrics import kl_divergence as ldiversity_kl
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 AGE = Hierarchy.from_rows(
     [["20", "20-30", "*"], ["30", "20-30", "*"], ["40", "40-60", "*"], ["60", "40-60", "*"]],

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from anonratio.instances import Hierarchy, KAnonymityInstance, Table
 from anonratio.instances.kanonymity import metrics as M
 from anonratio.instances.kanonymity.recoding import Recoding

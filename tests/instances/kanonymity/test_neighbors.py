@@ -5,6 +5,9 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import KAnonymityInstance, Table
 from anonratio.instances.kanonymity import distance_terms as dt
 from anonratio.instances.kanonymity import neighbor_boxes as nbx
@@ -12,8 +15,6 @@ from anonratio.instances.kanonymity import neighbors as nb
 from anonratio.instances.kanonymity.gadgets import graph_representation_pair
 from anonratio.instances.kanonymity.generators import categorical_table, random_table
 from anonratio.instances.kanonymity.instance import kanonymity_lower_bound
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SETTINGS = settings(max_examples=120, deadline=None, derandomize=True)
 

@@ -4,6 +4,7 @@ or kept as rows of ``*`` whose sensitive cell is starred too (never published un
 import numpy as np
 import pandas as pd
 import pytest
+
 from anonratio.instances import KAnonymityInstance, Table
 from anonratio.instances.kanonymity.publish import publish, release
 from anonratio.instances.kanonymity.recoding import Recoding

@@ -2,6 +2,10 @@
 
 import numpy as np
 import pytest
+from bruteforce_ldiversity import ldiversity_optima
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import instance_id, lower_bound, verify
 from anonratio.instances.io import load_instance, save_instance
 from anonratio.instances.ldiversity.gadgets import (
@@ -10,9 +14,6 @@ from anonratio.instances.ldiversity.gadgets import (
     random_3dm_gadget,
     three_dm_gadget,
 )
-from bruteforce_ldiversity import ldiversity_optima
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 # the paper's style of example: q = 2, a perfect matching {p1, p2}
 POINTS = [[0, 0, 0], [1, 1, 1], [0, 1, 0]]

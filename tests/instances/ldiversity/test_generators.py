@@ -2,6 +2,10 @@
 
 import numpy as np
 import pytest
+from bruteforce_ldiversity import ldiversity_optima
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import InfeasibleInstanceError, LDiversityInstance, instance_id, verify
 from anonratio.instances.io import load_instance, save_instance
 from anonratio.instances.ldiversity.generators import (
@@ -12,9 +16,6 @@ from anonratio.instances.ldiversity.generators import (
     sal_like,
 )
 from anonratio.instances.ldiversity.instance import is_l_eligible, ldiversity_lower_bound
-from bruteforce_ldiversity import ldiversity_optima
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def _eligible(inst):

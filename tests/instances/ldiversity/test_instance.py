@@ -2,6 +2,10 @@
 
 import numpy as np
 import pytest
+from bruteforce_ldiversity import ldiversity_optima, ldiversity_optimum
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import (
     InfeasibleInstanceError,
     InfeasibleSolutionError,
@@ -21,9 +25,6 @@ from anonratio.instances.ldiversity.instance import (
     phase_one_residue,
     qi_groups,
 )
-from bruteforce_ldiversity import ldiversity_optima, ldiversity_optimum
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def _table(codes, sensitive, values=None, **kw):

@@ -4,6 +4,9 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import (
     InfeasibleInstanceError,
     InfeasibleSolutionError,
@@ -19,8 +22,6 @@ from anonratio.instances.ordered_labels.instance import (
     interval_weights,
     ordered_lower_bound,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def brute_force_intervals(sizes, k):

@@ -3,6 +3,10 @@
 import networkx as nx
 import numpy as np
 import pytest
+from bruteforce import planar_optimum as brute_force_opt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import (
     InfeasibleInstanceError,
     InfeasibleSolutionError,
@@ -27,9 +31,6 @@ from anonratio.instances.zip_codes.instance import (
     part_weights,
     planar_lower_bound,
 )
-from bruteforce import planar_optimum as brute_force_opt
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 @st.composite

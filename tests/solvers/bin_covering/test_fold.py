@@ -2,13 +2,14 @@
 
 import numpy as np
 import pytest
+from bruteforce import bin_covering_optimum as brute_opt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import verify
 from anonratio.instances.bin_covering.generators import planted_three_partition, uniform_instance
 from anonratio.instances.bin_covering.instance import BinCoveringInstance
 from anonratio.solvers.bin_covering.fold import fold, fold_bound, fold_guarantee, greedy_fill
-from bruteforce import bin_covering_optimum as brute_opt
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SEED_RULE = r"`seed` must be None, a non-negative integer or a numpy Generator, "
 

@@ -5,6 +5,11 @@ from importlib import import_module
 
 import numpy as np
 import pytest
+from bruteforce import bin_covering_instances
+from bruteforce import bin_covering_optimum as brute_opt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import InfeasibleSolutionError, UnsupportedInstanceError, verify
 from anonratio.instances.bin_covering.generators import uniform_instance
 from anonratio.instances.bin_covering.instance import BinCoveringInstance, verify_relaxed
@@ -14,10 +19,6 @@ from anonratio.solvers.bin_covering.relaxed_scheme import (
     relaxed_guarantee,
     relaxed_scheme,
 )
-from bruteforce import bin_covering_instances
-from bruteforce import bin_covering_optimum as brute_opt
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 # the module itself (a package-level name `relaxed_scheme` may be the function)
 relaxed_module = import_module("anonratio.solvers.bin_covering.relaxed_scheme")

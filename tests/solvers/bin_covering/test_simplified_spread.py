@@ -4,6 +4,11 @@ from functools import partial
 
 import numpy as np
 import pytest
+from bruteforce import bin_covering_instances
+from bruteforce import bin_covering_optimum as brute_opt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import verify
 from anonratio.instances.bin_covering.generators import census_instance, zipf_instance
 from anonratio.instances.bin_covering.instance import BinCoveringInstance
@@ -12,10 +17,6 @@ from anonratio.solvers.bin_covering.simplified_spread import (
     simplified_spread,
     simplified_spread_guarantee,
 )
-from bruteforce import bin_covering_instances
-from bruteforce import bin_covering_optimum as brute_opt
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 instances = partial(bin_covering_instances, max_n=9, max_k=40, spread=2)
 

@@ -4,6 +4,11 @@ from functools import partial
 
 import numpy as np
 import pytest
+from bruteforce import bin_covering_instances
+from bruteforce import bin_covering_optimum as brute_opt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import verify
 from anonratio.instances.bin_covering.generators import census_instance, planted_three_partition
 from anonratio.instances.bin_covering.instance import BinCoveringInstance
@@ -14,10 +19,6 @@ from anonratio.solvers.bin_covering.spread import (
     spread,
     spread_guarantee,
 )
-from bruteforce import bin_covering_instances
-from bruteforce import bin_covering_optimum as brute_opt
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def opt(inst):

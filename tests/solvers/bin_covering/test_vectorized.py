@@ -11,6 +11,10 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
+from bruteforce import bin_covering_instances
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances.bin_covering.generators import (
     census_instance,
     uniform_instance,
@@ -36,9 +40,6 @@ from anonratio.solvers.bin_covering.spread import (
     lemma9_split,
     spread,
 )
-from bruteforce import bin_covering_instances
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 # ---------------------------------------------------------------------------------------------

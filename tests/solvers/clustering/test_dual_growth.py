@@ -4,12 +4,13 @@ event simulation — dual feasibility, Lemmas 3.1-3.2, the neighbour lists and t
 from unittest.mock import patch
 
 import numpy as np
-from anonratio.instances.clustering import CellularInstance
-from anonratio.solvers.clustering import dual_growth as dg
-from anonratio.solvers.clustering.dual_growth import grow_duals, growth_cap, neighbour_lists
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import shortest_path
+
+from anonratio.instances.clustering import CellularInstance
+from anonratio.solvers.clustering import dual_growth as dg
+from anonratio.solvers.clustering.dual_growth import grow_duals, growth_cap, neighbour_lists
 
 
 @st.composite

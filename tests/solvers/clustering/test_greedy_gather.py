@@ -3,13 +3,14 @@ bound (so within 4 OPT)."""
 
 import numpy as np
 import pytest
-from anonratio.instances import verify
-from anonratio.instances.clustering import REpsGatherInstance, RGatherInstance
-from anonratio.solvers.clustering.greedy_gather import greedy_gather
 from bruteforce_clustering import clustering_optimum
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import shortest_path
+
+from anonratio.instances import verify
+from anonratio.instances.clustering import REpsGatherInstance, RGatherInstance
+from anonratio.solvers.clustering.greedy_gather import greedy_gather
 
 
 @st.composite

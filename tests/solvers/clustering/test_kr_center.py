@@ -3,13 +3,14 @@ k-center cap on the number of centers and the farthest-first bound."""
 
 import numpy as np
 import pytest
-from anonratio.instances import verify
-from anonratio.instances.clustering import KRCenterInstance, RGatherInstance
-from anonratio.solvers.clustering.kr_center import farthest_first_bound, kr_center
 from bruteforce_clustering import clustering_optimum
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import shortest_path
+
+from anonratio.instances import verify
+from anonratio.instances.clustering import KRCenterInstance, RGatherInstance
+from anonratio.solvers.clustering.kr_center import farthest_first_bound, kr_center
 
 
 @st.composite

@@ -3,12 +3,13 @@ the reported cost is the verified one, deterministic per seed."""
 
 import numpy as np
 import pytest
-from anonratio.instances import verify
-from anonratio.instances.clustering import KRCenterInstance, RCellularInstance, RGatherInstance
-from anonratio.solvers.clustering.min_size_kmeans import min_size_kmeans
 from bruteforce_clustering import clustering_optimum
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from anonratio.instances import verify
+from anonratio.instances.clustering import KRCenterInstance, RCellularInstance, RGatherInstance
+from anonratio.solvers.clustering.min_size_kmeans import min_size_kmeans
 
 
 @st.composite

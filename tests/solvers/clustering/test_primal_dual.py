@@ -3,13 +3,14 @@ primal-dual 4-approximation for CELLULAR CLUSTERING, against the brute force."""
 
 import numpy as np
 import pytest
-from anonratio.instances import verify
-from anonratio.instances.clustering import CellularInstance, RCellularInstance
-from anonratio.solvers.clustering.primal_dual import primal_dual
 from bruteforce_clustering import clustering_optimum, points
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import shortest_path
+
+from anonratio.instances import verify
+from anonratio.instances.clustering import CellularInstance, RCellularInstance
+from anonratio.solvers.clustering.primal_dual import primal_dual
 
 
 @st.composite

@@ -3,6 +3,10 @@ unshare (Figure 4's greedy grouping), Theorem 3.6's ratio 80 — against the bru
 
 import numpy as np
 import pytest
+from bruteforce_clustering import clustering_optimum, points
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import verify
 from anonratio.instances.clustering import CellularInstance, RCellularInstance
 from anonratio.solvers.clustering.dual_growth import grow_duals
@@ -14,9 +18,6 @@ from anonratio.solvers.clustering.r_cellular import (
     share,
     unshare,
 )
-from bruteforce_clustering import clustering_optimum, points
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 @st.composite

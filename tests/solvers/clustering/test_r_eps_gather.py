@@ -3,14 +3,15 @@ the peeling core, the outliers and the leftover assignment."""
 
 import numpy as np
 import pytest
-from anonratio.instances import verify
-from anonratio.instances.clustering import REpsGatherInstance, RGatherInstance
-from anonratio.instances.errors import InfeasibleInstanceError
-from anonratio.solvers.clustering.r_eps_gather import peel, r_eps_gather
 from bruteforce_clustering import clustering_optimum
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import shortest_path
+
+from anonratio.instances import verify
+from anonratio.instances.clustering import REpsGatherInstance, RGatherInstance
+from anonratio.instances.errors import InfeasibleInstanceError
+from anonratio.solvers.clustering.r_eps_gather import peel, r_eps_gather
 
 
 @st.composite

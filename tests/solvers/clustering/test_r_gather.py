@@ -3,14 +3,15 @@ threshold certificate, the corrected Condition (2), and both search modes."""
 
 import numpy as np
 import pytest
-from anonratio.instances import verify
-from anonratio.instances.clustering import RGatherInstance
-from anonratio.solvers.clustering import r_gather as rg
-from anonratio.solvers.clustering.r_gather import gather_test, r_gather
 from bruteforce_clustering import clustering_optimum
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import shortest_path
+
+from anonratio.instances import verify
+from anonratio.instances.clustering import RGatherInstance
+from anonratio.solvers.clustering import r_gather as rg
+from anonratio.solvers.clustering.r_gather import gather_test, r_gather
 
 SEED_RULE = r"`seed` must be None, a non-negative integer or a numpy Generator, "
 

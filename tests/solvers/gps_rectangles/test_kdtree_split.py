@@ -2,6 +2,9 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.exact.gps_rectangles.ilp import solve_highs
 from anonratio.instances import lower_bound, verify
 from anonratio.instances.gps_rectangles import GpsRectanglesInstance, rectangles_to_cells
@@ -17,8 +20,6 @@ from anonratio.solvers.gps_rectangles.kdtree_split import (
     kdtree_split_bound,
     kdtree_split_guarantee,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 @st.composite

@@ -3,14 +3,15 @@ node first, the few records left joined or deleted, a clear refusal of a huge la
 
 import numpy as np
 import pytest
+from bruteforce import kanonymity_optimum, small_kanonymity_instance
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.bench.registry import REGISTRY, generate
 from anonratio.instances import KAnonymityInstance, Table, verify
 from anonratio.instances.errors import UnsupportedInstanceError
 from anonratio.solvers.kanonymity import box_greedy as module
 from anonratio.solvers.kanonymity.box_greedy import box_greedy, box_greedy_until, lattice_size
-from bruteforce import kanonymity_optimum, small_kanonymity_instance
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SETTINGS = settings(max_examples=80, deadline=None, derandomize=True)
 

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import KAnonymityInstance, Table
 from anonratio.instances import privacy as P
 from anonratio.instances.kanonymity import random_table
@@ -14,8 +17,6 @@ from anonratio.solvers.kanonymity.datafly import datafly
 from anonratio.solvers.kanonymity.full_domain import max_suppressed
 from anonratio.solvers.kanonymity.incognito import incognito
 from anonratio.solvers.kanonymity.samarati import samarati
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 README = Path(__file__).resolve().parents[3] / "README.md"
 

@@ -5,13 +5,14 @@ import itertools
 
 import numpy as np
 import pytest
+from bruteforce import small_kanonymity_instance
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import KAnonymityInstance, Table, verify
 from anonratio.solvers.kanonymity.exchange import MAX_UNION, best_pair_splits
 from anonratio.solvers.kanonymity.group_objective import groups_cost
 from anonratio.solvers.kanonymity.local_search import _exchanges
-from bruteforce import small_kanonymity_instance
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
 

@@ -1,8 +1,12 @@
 """2-anonymity by a minimum-weight [1,2]-factor (Aggarwal et al. 2005, §5)."""
 
-import anonratio.solvers.kanonymity.factor_2 as module
 import numpy as np
 import pytest
+from bruteforce import kanonymity_optimum
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import anonratio.solvers.kanonymity.factor_2 as module
 from anonratio.instances import (
     Hierarchy,
     KAnonymityInstance,
@@ -17,9 +21,6 @@ from anonratio.solvers.kanonymity.factor_2 import (
     one_two_factor_guarantee,
 )
 from anonratio.solvers.kanonymity.min_weight_factor import Factor, _solve_factor, record_distances
-from bruteforce import kanonymity_optimum
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 TIME_LIMIT_RULE = r"`time_limit` must be a positive finite number of seconds or None, "
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)

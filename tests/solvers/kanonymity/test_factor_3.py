@@ -2,9 +2,13 @@
 
 from itertools import permutations
 
-import anonratio.solvers.kanonymity.factor_3 as module
 import numpy as np
 import pytest
+from bruteforce import kanonymity_optimum
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import anonratio.solvers.kanonymity.factor_3 as module
 from anonratio.instances import (
     Hierarchy,
     KAnonymityInstance,
@@ -19,9 +23,6 @@ from anonratio.solvers.kanonymity.factor_3 import (
     two_factor_guarantee,
 )
 from anonratio.solvers.kanonymity.min_weight_factor import Factor, _solve_factor, record_distances
-from bruteforce import kanonymity_optimum
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 TIME_LIMIT_RULE = r"`time_limit` must be a positive finite number of seconds or None, "
 SETTINGS = settings(max_examples=35, deadline=None, derandomize=True)

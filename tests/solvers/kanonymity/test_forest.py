@@ -5,6 +5,10 @@ import itertools
 import networkx as nx
 import numpy as np
 import pytest
+from bruteforce import kanonymity_optimum as brute_force_opt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import Hierarchy, KAnonymityInstance, Table, lower_bound, verify
 from anonratio.instances.kanonymity import distance_terms
 from anonratio.instances.kanonymity import neighbors as neighbors_module
@@ -17,9 +21,6 @@ from anonratio.solvers.kanonymity.decompose_component import (
     split_star,
 )
 from anonratio.solvers.kanonymity.forest import build_forest, forest, forest_guarantee
-from bruteforce import kanonymity_optimum as brute_force_opt
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
 TOL = 1e-9

@@ -3,6 +3,9 @@ lattice searches against an exhaustive one, k-minimality, the published tables, 
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import KAnonymityInstance, Table, verify
 from anonratio.instances.kanonymity import random_table
 from anonratio.instances.kanonymity.recoding import Recoding
@@ -16,8 +19,6 @@ from anonratio.solvers.kanonymity.datafly import datafly
 from anonratio.solvers.kanonymity.full_domain import NODE_METRICS, Lattice, max_suppressed
 from anonratio.solvers.kanonymity.incognito import exhaustive_lattice, incognito
 from anonratio.solvers.kanonymity.samarati import samarati
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
 

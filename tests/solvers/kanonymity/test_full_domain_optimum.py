@@ -8,6 +8,9 @@ may give: levels that repeat the one below, and intermediate levels that are alr
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import KAnonymityInstance, Table
 from anonratio.instances.kanonymity import metrics
 from anonratio.instances.kanonymity.recoding import Recoding
@@ -15,8 +18,6 @@ from anonratio.instances.table import Hierarchy
 from anonratio.solvers.kanonymity.full_domain import NODE_METRICS, max_suppressed
 from anonratio.solvers.kanonymity.incognito import incognito
 from anonratio.solvers.kanonymity.samarati import samarati
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
 

@@ -4,6 +4,9 @@ import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import KAnonymityInstance, verify
 from anonratio.instances.kanonymity.generators import random_table
 from anonratio.instances.kanonymity.instance import group_levels
@@ -12,8 +15,6 @@ from anonratio.solvers.kanonymity.group_objective import (
     groups_cost,
     member_levels,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def _instance(seed, model):

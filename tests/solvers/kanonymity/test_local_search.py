@@ -4,16 +4,17 @@ improve FOREST's partition where they help."""
 
 import numpy as np
 import pytest
+from bruteforce import kanonymity_optimum as brute_force_opt
+from bruteforce import small_kanonymity_instance
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.bench.registry import generate
 from anonratio.instances import KAnonymityInstance, Table, verify
 from anonratio.solvers.kanonymity import box_greedy as greedy_module
 from anonratio.solvers.kanonymity.box_greedy import box_greedy
 from anonratio.solvers.kanonymity.forest import forest, forest_guarantee
 from anonratio.solvers.kanonymity.local_search import local_search
-from bruteforce import kanonymity_optimum as brute_force_opt
-from bruteforce import small_kanonymity_instance
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 TOL = 1e-9
 

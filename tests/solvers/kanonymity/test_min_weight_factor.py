@@ -4,6 +4,9 @@ from functools import lru_cache
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import Hierarchy, KAnonymityInstance, Table
 from anonratio.solvers.kanonymity.min_weight_factor import (
     Factor,
@@ -14,8 +17,6 @@ from anonratio.solvers.kanonymity.min_weight_factor import (
     min_weight_factor,
     record_distances,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
 

@@ -4,12 +4,13 @@ import importlib
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import Hierarchy, KAnonymityInstance, Table, verify
 from anonratio.instances.kanonymity import categorical_table, random_table
 from anonratio.instances.kanonymity.recoding import Recoding, hierarchy_domain, numeric_values
 from anonratio.solvers.kanonymity.mondrian import mondrian, mondrian_recoding, mondrian_relaxed
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 mondrian_module = importlib.import_module("anonratio.solvers.kanonymity.mondrian")
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)

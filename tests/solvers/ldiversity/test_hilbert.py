@@ -5,6 +5,10 @@ import itertools
 
 import numpy as np
 import pytest
+from bruteforce_ldiversity import make, tables
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import verify
 from anonratio.solvers.ldiversity.hilbert import (
     hilbert,
@@ -12,9 +16,6 @@ from anonratio.solvers.ldiversity.hilbert import (
     hilbert_partition,
     optimal_cuts,
 )
-from bruteforce_ldiversity import make, tables
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def brute_cuts(codes, s, l, objective):

@@ -5,6 +5,10 @@ from time import perf_counter
 
 import numpy as np
 import pytest
+from bruteforce_ldiversity import ldiversity_optima
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.exact.ldiversity import solve_cpsat
 from anonratio.instances import Table, verify
 from anonratio.instances.errors import UnsupportedInstanceError
@@ -15,9 +19,6 @@ from anonratio.solvers.ldiversity.matching import (
     needs_two_values,
     transport,
 )
-from bruteforce_ldiversity import ldiversity_optima
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SEEDS = st.integers(0, 2**32 - 1)
 

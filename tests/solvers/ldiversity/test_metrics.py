@@ -2,11 +2,12 @@
 
 import numpy as np
 import pytest
+from bruteforce_ldiversity import make, tables
+from hypothesis import given, settings
+
 from anonratio.instances import verify
 from anonratio.solvers.ldiversity.metrics import domain_sizes, kl_divergence, suppression_counts
 from anonratio.solvers.ldiversity.tp_plus import tp_plus
-from bruteforce_ldiversity import make, tables
-from hypothesis import given, settings
 
 
 def test_zero_without_stars():

@@ -3,6 +3,10 @@ optima of tiny tables."""
 
 import numpy as np
 import pytest
+from bruteforce_ldiversity import ldiversity_optima, make, tables
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import lower_bound, verify
 from anonratio.instances.ldiversity.instance import phase_one_residue, qi_groups
 from anonratio.solvers.ldiversity import ldiversify
@@ -11,9 +15,6 @@ from anonratio.solvers.ldiversity.tp import (
     tp_bound,
     tp_guarantee,
 )
-from bruteforce_ldiversity import ldiversity_optima, make, tables
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def check_tp(inst, sol, opt):

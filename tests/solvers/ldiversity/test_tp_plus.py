@@ -1,12 +1,13 @@
 """Tests of solvers/ldiversity/tp_plus.py: TP+ = TP + Hilbert on the residue (§5.6, §6.1)."""
 
 import numpy as np
+from bruteforce_ldiversity import ldiversity_optima, make, tables
+from hypothesis import given, settings
+
 from anonratio.instances import verify
 from anonratio.solvers.ldiversity import METHODS, ldiversify
 from anonratio.solvers.ldiversity.tp import tp, tp_guarantee
 from anonratio.solvers.ldiversity.tp_plus import tp_plus
-from bruteforce_ldiversity import ldiversity_optima, make, tables
-from hypothesis import given, settings
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)

@@ -3,13 +3,14 @@
 import networkx as nx
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances.zip_codes.generators import delaunay_graph, delaunay_instance
 from anonratio.solvers.zip_codes.low_degree_tree import (
     degree_witness_bound,
     low_degree_spanning_tree,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def min_degree_brute_force(g):

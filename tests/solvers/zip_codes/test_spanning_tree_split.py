@@ -3,6 +3,10 @@
 import networkx as nx
 import numpy as np
 import pytest
+from bruteforce import planar_optimum as brute_force_opt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from anonratio.instances import verify
 from anonratio.instances.zip_codes.generators import (
     delaunay_graph,
@@ -17,9 +21,6 @@ from anonratio.solvers.zip_codes.spanning_tree_split import (
     spanning_tree_split_guarantee,
     split_tree,
 )
-from bruteforce import planar_optimum as brute_force_opt
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 @st.composite
