@@ -12,7 +12,7 @@ from anonratio.instances.kanonymity import categorical_table, random_table
 from anonratio.instances.kanonymity.recoding import Recoding, hierarchy_domain, numeric_values
 from anonratio.solvers.kanonymity.mondrian import mondrian, mondrian_recoding, mondrian_relaxed
 
-mondrian_module = importlib.import_module("anonratio.solvers.kanonymity.mondrian")
+mondrian_module = importlib.import_module("anonratio.solvers.kanonymity.mondrian_partition")
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
 
 
