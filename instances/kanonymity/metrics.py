@@ -33,9 +33,18 @@ from anonratio.instances.kanonymity.recoding import Domain, Recoding
 from anonratio.instances.validation import check_choice, check_instance, check_int
 
 __all__ = [
-    "star_nodes", "stars", "generalization_cost", "discernibility", "average_class_size", "ncp",
-    "precision", "non_uniform_entropy", "kl_divergence", "METRICS", "utility"
-]  # fmt: skip
+    "star_nodes",
+    "stars",
+    "generalization_cost",
+    "discernibility",
+    "average_class_size",
+    "ncp",
+    "precision",
+    "non_uniform_entropy",
+    "kl_divergence",
+    "METRICS",
+    "utility",
+]
 
 
 def _counts(rec: Recoding) -> tuple[np.ndarray, ...]:

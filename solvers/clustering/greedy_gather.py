@@ -85,6 +85,12 @@ def greedy_gather(
         labels[rows] = np.argmin(d, axis=1)
     info = {"tau": tau, "n_leftover": int(left.size), "bound": 2 * tau}
     return gather_solution(
-        instance, labels, center_arr, algorithm="greedy-gather", seed=seed_rec, t0=t0,
-        lower_bound=tau / 2, info=info,
-    )  # fmt: skip
+        instance,
+        labels,
+        center_arr,
+        algorithm="greedy-gather",
+        seed=seed_rec,
+        t0=t0,
+        lower_bound=tau / 2,
+        info=info,
+    )

@@ -100,6 +100,12 @@ def kr_center(
     info |= {"n_centers": int(result.centers.size), "tests": search["tests"]}
     info |= {"search": search["search"], "start": start, "farthest_first_bound": farthest}
     return gather_solution(
-        instance, result.labels, result.centers, algorithm="kr-center", seed=seed_rec, t0=t0,
-        lower_bound=R, info=info,
-    )  # fmt: skip
+        instance,
+        result.labels,
+        result.centers,
+        algorithm="kr-center",
+        seed=seed_rec,
+        t0=t0,
+        lower_bound=R,
+        info=info,
+    )

@@ -40,8 +40,9 @@ class NeighbourGraph:
             return self.graph
         keep = self.dist <= radius
         indptr = np.concatenate([[0], np.cumsum(keep)])[self.graph.indptr]
-        return sp.csr_matrix((self.graph.data[keep], self.graph.indices[keep], indptr),
-                             shape=self.graph.shape)  # fmt: skip
+        return sp.csr_matrix(
+            (self.graph.data[keep], self.graph.indices[keep], indptr), shape=self.graph.shape
+        )
 
     def candidates(self, lo: float, hi: float) -> np.ndarray:
         """Sorted distinct candidates ``d_ij / 2`` in ``(lo, hi]`` (``hi`` queried already)."""
@@ -189,6 +190,12 @@ def r_eps_gather(
     info |= {"n_centers": int(centers.size), "n_core": int(alive.sum())}
     info |= {"tests": search["tests"], "search": search["search"]}
     return gather_solution(
-        instance, labels, centers, algorithm="r-eps-gather", seed=seed_rec, t0=t0,
-        lower_bound=R, info=info,
-    )  # fmt: skip
+        instance,
+        labels,
+        centers,
+        algorithm="r-eps-gather",
+        seed=seed_rec,
+        t0=t0,
+        lower_bound=R,
+        info=info,
+    )

@@ -332,9 +332,15 @@ def r_gather(
         info = {"R": 0.0, "threshold_lower_bound": 0.0, "largest_refuted": None}
         info |= {"n_centers": n, "tests": 0, "search": "r = 1"}
         return gather_solution(
-            instance, labels, labels, algorithm="r-gather", seed=seed_rec, t0=t0,
-            lower_bound=0.0, info=info,
-        )  # fmt: skip
+            instance,
+            labels,
+            labels,
+            algorithm="r-gather",
+            seed=seed_rec,
+            t0=t0,
+            lower_bound=0.0,
+            info=info,
+        )
     start = float(instance.distances.kth_neighbor_distances(r - 1).max()) / 2
     order = rng.permutation(n)
     R, result, search = threshold_search(instance, start, lambda x: gather_test(instance, x, order))
@@ -343,6 +349,12 @@ def r_gather(
     info |= {"n_centers": int(result.centers.size), "tests": search["tests"]}
     info["search"] = search["search"]
     return gather_solution(
-        instance, result.labels, result.centers, algorithm="r-gather", seed=seed_rec, t0=t0,
-        lower_bound=R, info=info,
-    )  # fmt: skip
+        instance,
+        result.labels,
+        result.centers,
+        algorithm="r-gather",
+        seed=seed_rec,
+        t0=t0,
+        lower_bound=R,
+        info=info,
+    )

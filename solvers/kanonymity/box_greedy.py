@@ -139,8 +139,10 @@ def _boxes(instance, unique, counts, deadline):
     ).reshape(-1, len(hs))
     node_cost = nodes @ a
     # ids[j][t]: every free unique record's group at level t of attribute j
-    ids = [[h.groups[unique[:, j], t].astype(np.int64) for t in range(h.height + 1)]
-           for j, h in enumerate(hs)]  # fmt: skip
+    ids = [
+        [h.groups[unique[:, j], t].astype(np.int64) for t in range(h.height + 1)]
+        for j, h in enumerate(hs)
+    ]
     radix = [[int(g.max(initial=0)) + 1 for g in levels] for levels in ids]
     free = np.arange(len(counts))  # the free unique records, by id
     box = np.full(len(counts), -1, dtype=np.int64)

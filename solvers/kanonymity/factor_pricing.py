@@ -107,8 +107,12 @@ def _lp_duals(sel, n, iu, ju, c, finite, lower, upper, deadline, seed):
         sel[new] = True
         k = len(new)
         h.addCols(
-            k, c[new], np.zeros(k), np.ones(k), 2 * k,
+            k,
+            c[new],
+            np.zeros(k),
+            np.ones(k),
+            2 * k,
             np.arange(0, 2 * k, 2, dtype=np.int32),
             np.column_stack([iu[new], ju[new]]).ravel().astype(np.int32),
             np.ones(2 * k),
-        )  # fmt: skip
+        )

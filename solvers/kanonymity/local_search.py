@@ -313,7 +313,7 @@ def local_search(
             "forest_cost": forest_cost,
             "box_greedy_cost": greedy_cost,
             **counts,
-        },  # fmt: skip
+        },
     )
 
 
