@@ -53,9 +53,18 @@ def test_publishes_centers_with_k_records_each(tmp_path, capsys, algorithm):
     before = data.read_bytes()
     out = tmp_path / "out" / "published.csv"
     code, info = _run(
-        capsys, "anonymize", str(data), "--qi", "age,income", "--k", "3",
-        "--algorithm", algorithm, "--out", str(out),
-    )  # fmt: skip
+        capsys,
+        "anonymize",
+        str(data),
+        "--qi",
+        "age,income",
+        "--k",
+        "3",
+        "--algorithm",
+        algorithm,
+        "--out",
+        str(out),
+    )
     assert code == 0, info
     assert data.read_bytes() == before  # the input is never touched
     assert info["verified"] and info["algorithm"] == algorithm
@@ -91,9 +100,18 @@ def test_non_numeric_qi_is_a_clear_error(tmp_path, capsys):
     data = _write(tmp_path / "people.csv", rows)
     out = tmp_path / "pub.csv"
     code, doc = _run(
-        capsys, "anonymize", str(data), "--qi", "age,income", "--k", "3",
-        "--algorithm", "r-gather", "--out", str(out),
-    )  # fmt: skip
+        capsys,
+        "anonymize",
+        str(data),
+        "--qi",
+        "age,income",
+        "--k",
+        "3",
+        "--algorithm",
+        "r-gather",
+        "--out",
+        str(out),
+    )
     assert code == 2
     assert "line 7" in doc["error"] and "'age'" in doc["error"]
     assert not out.exists()
@@ -111,16 +129,34 @@ def test_refuses_to_overwrite_input_and_wrong_options(tmp_path, capsys):
     assert code == 2 and "k-anonymity" in doc["error"]
     assert data.read_bytes() == before
     code, doc = _run(
-        capsys, "anonymize", str(data), "--qi", "age", "--k", "3",
-        "--algorithm", "primal-dual", "--out", str(tmp_path / "o.csv"),
-    )  # fmt: skip
+        capsys,
+        "anonymize",
+        str(data),
+        "--qi",
+        "age",
+        "--k",
+        "3",
+        "--algorithm",
+        "primal-dual",
+        "--out",
+        str(tmp_path / "o.csv"),
+    )
     assert code == 2 and "cellular" in doc["error"]
 
 
 def test_k_above_n_is_a_clear_error(tmp_path, capsys):
     data = _write(tmp_path / "people.csv")
     code, doc = _run(
-        capsys, "anonymize", str(data), "--qi", "age", "--k", "13",
-        "--algorithm", "r-gather", "--out", str(tmp_path / "o.csv"),
-    )  # fmt: skip
+        capsys,
+        "anonymize",
+        str(data),
+        "--qi",
+        "age",
+        "--k",
+        "13",
+        "--algorithm",
+        "r-gather",
+        "--out",
+        str(tmp_path / "o.csv"),
+    )
     assert code == 2 and "`--k` must be an integer in [2, n_records=12], got 13" in doc["error"]

@@ -58,9 +58,20 @@ def test_publishes_an_l_diverse_table(tmp_path, capsys, algorithm):
     before = data.read_bytes()
     out = tmp_path / "pub.csv"
     code, info = _run(
-        capsys, "anonymize", str(data), "--qi", "age,sex,zip", "--l", "2",
-        "--sensitive", "disease", "--algorithm", algorithm, "--out", str(out),
-    )  # fmt: skip
+        capsys,
+        "anonymize",
+        str(data),
+        "--qi",
+        "age,sex,zip",
+        "--l",
+        "2",
+        "--sensitive",
+        "disease",
+        "--algorithm",
+        algorithm,
+        "--out",
+        str(out),
+    )
     assert code == 0, info
     assert data.read_bytes() == before
     original, published = _read(data), _read(out)
@@ -120,9 +131,18 @@ def test_constant_sensitive_column_is_refused(tmp_path, capsys):
     rows = [(a, s, z, "flu") for a, s, z, _ in ROWS]
     data = _write(tmp_path / "people.csv", rows)
     code, doc = _run(
-        capsys, "anonymize", str(data), "--qi", "age,sex,zip", "--l", "2",
-        "--sensitive", "disease", "--out", str(tmp_path / "o.csv"),
-    )  # fmt: skip
+        capsys,
+        "anonymize",
+        str(data),
+        "--qi",
+        "age,sex,zip",
+        "--l",
+        "2",
+        "--sensitive",
+        "disease",
+        "--out",
+        str(tmp_path / "o.csv"),
+    )
     assert code == 2 and "constant" in doc["error"]
 
 
@@ -140,9 +160,18 @@ def test_adult_occupation_l4(tmp_path, capsys):
         data.write_text("".join(next(fh) for _ in range(3001)), encoding="utf-8", newline="")
     qi = ["sex", "age", "race", "marital-status", "education"]
     code, info = _run(
-        capsys, "anonymize", str(data), "--qi", ",".join(qi), "--l", "4",
-        "--sensitive", "occupation", "--out", str(tmp_path / "out.csv"),
-    )  # fmt: skip
+        capsys,
+        "anonymize",
+        str(data),
+        "--qi",
+        ",".join(qi),
+        "--l",
+        "4",
+        "--sensitive",
+        "occupation",
+        "--out",
+        str(tmp_path / "out.csv"),
+    )
     assert code == 0, info
     published = _read(tmp_path / "out.csv")
     assert _diversity(published, qi, "occupation") >= 4
@@ -157,9 +186,18 @@ def test_published_table_is_l_diverse_for_pycanon(tmp_path, capsys):
     data = _write(tmp_path / "people.csv")
     out = tmp_path / "pub.csv"
     code, info = _run(
-        capsys, "anonymize", str(data), "--qi", "age,sex,zip", "--l", "2",
-        "--sensitive", "disease", "--out", str(out),
-    )  # fmt: skip
+        capsys,
+        "anonymize",
+        str(data),
+        "--qi",
+        "age,sex,zip",
+        "--l",
+        "2",
+        "--sensitive",
+        "disease",
+        "--out",
+        str(out),
+    )
     assert code == 0, info
     published = _read(out)
     # pycanon's l-diversity counts distinct values; l-eligibility (frequency) implies it

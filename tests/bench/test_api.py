@@ -58,17 +58,22 @@ def test_anonymize_publishes_the_input_shape_and_verifies(algorithm):
     df = _frame()
     before = df.copy()
     published, result = anonratio.anonymize(
-        df, qi=["age", "zip", "sex"], k=4, hierarchies=HIER, algorithm=algorithm,
+        df,
+        qi=["age", "zip", "sex"],
+        k=4,
+        hierarchies=HIER,
+        algorithm=algorithm,
         sensitive="disease",
-    )  # fmt: skip
+    )
     pd.testing.assert_frame_equal(df, before)  # the input is never modified
     assert list(published.columns) == list(df.columns) and len(published) == len(df)
     assert published["id"].tolist() == df["id"].tolist()  # other columns kept as they are
     assert (published["disease"] == df["disease"]).all()
     (check,) = check_published(published, ["age", "zip", "sex"], None, ["k-anonymity:k=4"])
     assert check.satisfied
-    assert result.recoding == ("global recoding" if algorithm in (
-        "samarati", "incognito", "datafly") else "local recoding")  # fmt: skip
+    assert result.recoding == (
+        "global recoding" if algorithm in ("samarati", "incognito", "datafly") else "local recoding"
+    )
     assert result.lower_bound <= result.cost + 1e-9
     assert result.certified_ratio == pytest.approx(result.published_cost / result.lower_bound)
     assert result.published_cost >= result.cost - 1e-9
@@ -80,9 +85,15 @@ def test_privacy_models_hold_in_the_published_table():
     df = _frame(1, 80)
     qi = ["age", "zip", "sex"]
     published, result = anonratio.anonymize(
-        df, qi=qi, k=3, hierarchies=HIER, algorithm="incognito", sensitive="disease",
-        privacy=[DistinctLDiversity(2)], max_suppression=0.05,
-    )  # fmt: skip
+        df,
+        qi=qi,
+        k=3,
+        hierarchies=HIER,
+        algorithm="incognito",
+        sensitive="disease",
+        privacy=[DistinctLDiversity(2)],
+        max_suppression=0.05,
+    )
     assert all(c.satisfied for c in result.checks) and len(result.checks) == 2
     assert result.n_suppressed <= 4
     kept = published[~(published[qi] == "*").all(axis=1)]
@@ -101,17 +112,28 @@ def test_privacy_models_hold_in_the_published_table():
             max_suppression=0.05,
         )
     _, result = anonratio.anonymize(
-        df, qi, 3, hierarchies=HIER, algorithm="incognito", sensitive="disease",
+        df,
+        qi,
+        3,
+        hierarchies=HIER,
+        algorithm="incognito",
+        sensitive="disease",
         privacy=TCloseness(0.6, "ordered"),
-    )  # fmt: skip
+    )
     assert [c.satisfied for c in result.checks] == [True, True]
 
 
 def test_unsupported_pairs_and_bad_input_name_the_parameter():
     df = _frame()
     with pytest.raises(ValueError, match="`privacy` is not supported by algorithm 'forest'"):
-        anonratio.anonymize(df, ["age", "zip"], 3, algorithm="forest", sensitive="disease",
-                            privacy="l-diversity:l=2")  # fmt: skip
+        anonratio.anonymize(
+            df,
+            ["age", "zip"],
+            3,
+            algorithm="forest",
+            sensitive="disease",
+            privacy="l-diversity:l=2",
+        )
     with pytest.raises(ValueError, match="'mondrian', which does not take tuple suppression"):
         anonratio.anonymize(df, ["age"], 3, algorithm="mondrian", max_suppression=0.1)
     with pytest.raises(ValueError, match="model"):
@@ -141,8 +163,15 @@ def test_a_missing_hierarchy_falls_back_to_suppression_with_a_warning():
 def test_infeasible_models_raise():
     df = _frame(2, 12).assign(disease="flu")  # one sensitive value: nothing is 2-diverse
     with pytest.raises(InfeasibleInstanceError, match="2-diversity"):
-        anonratio.anonymize(df, ["age"], 3, hierarchies={"age": HIER["age"]}, algorithm="datafly",
-                            sensitive="disease", privacy="l-diversity:l=2")  # fmt: skip
+        anonratio.anonymize(
+            df,
+            ["age"],
+            3,
+            hierarchies={"age": HIER["age"]},
+            algorithm="datafly",
+            sensitive="disease",
+            privacy="l-diversity:l=2",
+        )
 
 
 def test_solve_runs_and_verifies_a_registered_algorithm():

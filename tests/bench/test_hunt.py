@@ -197,8 +197,23 @@ def test_cli_prints_the_worst_instance_side_by_side(tmp_path, capsys):
 def test_cli_exits_1_on_a_violation(tmp_path, capsys, monkeypatch):
     broken = dataclasses.replace(REGISTRY["forest"], guarantee=lambda instance, solution=None: 1.0)
     monkeypatch.setitem(REGISTRY, "forest", broken)
-    assert main(["hunt", "forest", "--problem-params", "k=2", "--size", "6", "--steps", "30",
-                 "--out", str(tmp_path)]) == 1  # fmt: skip
+    assert (
+        main(
+            [
+                "hunt",
+                "forest",
+                "--problem-params",
+                "k=2",
+                "--size",
+                "6",
+                "--steps",
+                "30",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 1
+    )
     assert "VIOLATION at step" in capsys.readouterr().out
 
 

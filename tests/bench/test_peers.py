@@ -217,11 +217,25 @@ def test_our_tools_publish_every_row_in_order(tool):
 def test_anonypy_rows_are_unwrapped_and_repeated_by_their_count():
     case = generated_case(10, seed=0)
     raw = [
-        {"age": ["17-30"], "hours": ["40"], "job": ["job1,job2"], "region": ["*"],
-         "edu": ["edu1"], "disease": "flu", "count": 2},
-        {"age": ["31-60"], "hours": ["41-50"], "job": ["job3"], "region": ["region1"],
-         "edu": ["edu2"], "disease": "cold", "count": 3},
-    ]  # fmt: skip
+        {
+            "age": ["17-30"],
+            "hours": ["40"],
+            "job": ["job1,job2"],
+            "region": ["*"],
+            "edu": ["edu1"],
+            "disease": "flu",
+            "count": 2,
+        },
+        {
+            "age": ["31-60"],
+            "hours": ["41-50"],
+            "job": ["job3"],
+            "region": ["region1"],
+            "edu": ["edu2"],
+            "disease": "cold",
+            "count": 3,
+        },
+    ]
     out = peers_tools.finish("anonypy-mondrian", raw, case)
     assert out.shape[0] == 5 and "count" not in out
     assert out["age"].tolist() == ["17-30"] * 2 + ["31-60"] * 3
@@ -239,14 +253,38 @@ def test_unknown_tool_is_refused():
 def _results(peer_time=2.0, peer_gcp=0.3, peer_k_ok=True):
     base = {"table": "generated", "n": 100, "k": 5, "status": "ok", "k_ok": True}
     rows = [
-        {**base, "tool": "anonratio-mondrian", "family": "mondrian", "time_median_s": 0.2,
-         "gcp": 0.25, "discernibility": 900.0, "pycanon_k": 5, "peak_rss_mb": 100.0},
-        {**base, "tool": "anonypy-mondrian", "family": "mondrian", "time_median_s": peer_time,
-         "gcp": peer_gcp, "discernibility": 1000.0, "pycanon_k": 5 if peer_k_ok else 1,
-         "k_ok": peer_k_ok, "peak_rss_mb": 90.0},
-        {**base, "tool": "anonratio-forest", "family": "forest", "time_median_s": 1.0,
-         "gcp": 0.4, "discernibility": 800.0, "pycanon_k": 5, "peak_rss_mb": 120.0},
-    ]  # fmt: skip
+        {
+            **base,
+            "tool": "anonratio-mondrian",
+            "family": "mondrian",
+            "time_median_s": 0.2,
+            "gcp": 0.25,
+            "discernibility": 900.0,
+            "pycanon_k": 5,
+            "peak_rss_mb": 100.0,
+        },
+        {
+            **base,
+            "tool": "anonypy-mondrian",
+            "family": "mondrian",
+            "time_median_s": peer_time,
+            "gcp": peer_gcp,
+            "discernibility": 1000.0,
+            "pycanon_k": 5 if peer_k_ok else 1,
+            "k_ok": peer_k_ok,
+            "peak_rss_mb": 90.0,
+        },
+        {
+            **base,
+            "tool": "anonratio-forest",
+            "family": "forest",
+            "time_median_s": 1.0,
+            "gcp": 0.4,
+            "discernibility": 800.0,
+            "pycanon_k": 5,
+            "peak_rss_mb": 120.0,
+        },
+    ]
     return pd.DataFrame(rows)
 
 

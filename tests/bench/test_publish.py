@@ -68,9 +68,17 @@ def test_api_and_cli_report_the_proven_optimum_of_kanon_certified(tmp_path, caps
         df, ["a", "b", "c", "d"], 3, algorithm="kanon-certified"
     )
     code, info = _cli(
-        capsys, path, "--qi", "a,b,c,d", "--k", 3, "--algorithm", "kanon-certified",
-        "--out", tmp_path / "out.csv",
-    )  # fmt: skip
+        capsys,
+        path,
+        "--qi",
+        "a,b,c,d",
+        "--k",
+        3,
+        "--algorithm",
+        "kanon-certified",
+        "--out",
+        tmp_path / "out.csv",
+    )
     assert code == 0, info
     assert {f: info[f] for f in FIGURES} == _figures(result)
     assert result.lower_bound == 80 and result.certified_ratio == 1.0  # not 80 / 63
@@ -112,9 +120,13 @@ def test_the_certified_ratio_is_of_the_published_table(tmp_path, capsys):
     published, and says so."""
     df, path, hierarchies = _people(tmp_path)
     _, result = anonratio.anonymize(
-        df, ["age", "zip", "sex"], 3, hierarchies=hierarchies, algorithm="datafly",
+        df,
+        ["age", "zip", "sex"],
+        3,
+        hierarchies=hierarchies,
+        algorithm="datafly",
         max_suppression=0.1,
-    )  # fmt: skip
+    )
     assert result.published_cost > result.cost  # 43.3 against the partition's 35.7
     assert result.certified_ratio == pytest.approx(result.published_cost / result.lower_bound)
     from anonratio.bench.publish import RATIO_OF
@@ -122,23 +134,52 @@ def test_the_certified_ratio_is_of_the_published_table(tmp_path, capsys):
     assert result.ratio_of == RATIO_OF == "published cost / lower bound"
     assert f"certified ratio ({RATIO_OF})" in result.summary()
     code, info = _cli(
-        capsys, path, "--qi", "age,zip,sex", "--k", 3, "--hierarchies", tmp_path / "hier",
-        "--algorithm", "datafly", "--max-suppression", 0.1, "--out", tmp_path / "out.csv",
-    )  # fmt: skip
+        capsys,
+        path,
+        "--qi",
+        "age,zip,sex",
+        "--k",
+        3,
+        "--hierarchies",
+        tmp_path / "hier",
+        "--algorithm",
+        "datafly",
+        "--max-suppression",
+        0.1,
+        "--out",
+        tmp_path / "out.csv",
+    )
     assert code == 0, info
     assert {f: info[f] for f in FIGURES} == _figures(result)
     assert info["certified_ratio_of"] == RATIO_OF
-    main(["anonymize", str(path), "--qi", "age,zip,sex", "--k", "3", "--hierarchies",
-          str(tmp_path / "hier"), "--algorithm", "datafly", "--max-suppression", "0.1",
-          "--out", str(tmp_path / "out.csv")])  # fmt: skip
+    main(
+        [
+            "anonymize",
+            str(path),
+            "--qi",
+            "age,zip,sex",
+            "--k",
+            "3",
+            "--hierarchies",
+            str(tmp_path / "hier"),
+            "--algorithm",
+            "datafly",
+            "--max-suppression",
+            "0.1",
+            "--out",
+            str(tmp_path / "out.csv"),
+        ]
+    )
     text = capsys.readouterr().out
     assert f"certified ratio  {info['certified_ratio']:.6g} ({RATIO_OF})" in text
     assert f"the partition's cost {info['cost']:.6g}" in text
 
 
 def _numbers(tmp_path, n=12):
-    rows = [(30 + 10 * (i // 4), 20_000 + 1_000 * (i % 2), "flu cold hiv".split()[i % 3])
-            for i in range(n)]  # fmt: skip
+    rows = [
+        (30 + 10 * (i // 4), 20_000 + 1_000 * (i % 2), "flu cold hiv".split()[i % 3])
+        for i in range(n)
+    ]
     df = pd.DataFrame(rows, columns=["age", "income", "disease"]).astype(str)
     path = tmp_path / "numbers.csv"
     df.to_csv(path, index=False)
@@ -155,9 +196,19 @@ def test_cluster_publishing_is_in_the_api(tmp_path, capsys, algorithm):
     )
     out = tmp_path / "out.csv"
     code, info = _cli(
-        capsys, path, "--qi", "age,income", "--k", 3, "--algorithm", algorithm,
-        "--scaling", "range", "--out", out,
-    )  # fmt: skip
+        capsys,
+        path,
+        "--qi",
+        "age,income",
+        "--k",
+        3,
+        "--algorithm",
+        algorithm,
+        "--scaling",
+        "range",
+        "--out",
+        out,
+    )
     assert code == 0, info
     assert {f: info[f] for f in FIGURES} == _figures(result)
     _same(_read(out), published)

@@ -36,9 +36,22 @@ def test_a_model_no_release_can_satisfy_is_refused_up_front(
 ):
     out = tmp_path / "out.csv"
     code, doc, err = _run(
-        capsys, data, "--qi", "age,zip", "--k", 2, "--sensitive", "disease", "--algorithm",
-        algorithm, "--privacy", "l-diversity:l=50", *suppression, "--out", out,
-    )  # fmt: skip
+        capsys,
+        data,
+        "--qi",
+        "age,zip",
+        "--k",
+        2,
+        "--sensitive",
+        "disease",
+        "--algorithm",
+        algorithm,
+        "--privacy",
+        "l-diversity:l=50",
+        *suppression,
+        "--out",
+        out,
+    )
     assert code == 2 and doc["kind"] == "bad_input", doc
     assert doc["error"] == (
         "`--privacy` 'l-diversity:l=50': no release can satisfy distinct 50-diversity, since even "
@@ -51,10 +64,22 @@ def test_a_model_no_release_can_satisfy_is_refused_up_front(
 def test_the_api_refuses_it_too():
     df = pd.DataFrame(ROWS, columns=["age", "zip", "disease"])
     with pytest.raises(InfeasibleInstanceError, match="`privacy` 'l-diversity:l=50'"):
-        anonratio.anonymize(df, ["age", "zip"], 2, algorithm="incognito", sensitive="disease",
-                            privacy="l-diversity:l=50")  # fmt: skip
-    _, result = anonratio.anonymize(df, ["age", "zip"], 2, algorithm="incognito",
-                                    sensitive="disease", privacy="l-diversity:l=14")  # fmt: skip
+        anonratio.anonymize(
+            df,
+            ["age", "zip"],
+            2,
+            algorithm="incognito",
+            sensitive="disease",
+            privacy="l-diversity:l=50",
+        )
+    _, result = anonratio.anonymize(
+        df,
+        ["age", "zip"],
+        2,
+        algorithm="incognito",
+        sensitive="disease",
+        privacy="l-diversity:l=14",
+    )
     assert [c.satisfied for c in result.checks] == [True, True]
 
 
@@ -71,8 +96,9 @@ def test_a_whole_table_failure_proves_nothing_for_a_model_not_monotone_under_sup
     strict = check_request(qi=["a"], k=2, algorithm="datafly", sensitive="s", privacy=spec)
     with pytest.raises(InfeasibleInstanceError, match="smallest exp.entropy."):
         check_satisfiable(strict, table)
-    loose = check_request(qi=["a"], k=2, algorithm="datafly", sensitive="s", privacy=spec,
-                          max_suppression=0.5)  # fmt: skip
+    loose = check_request(
+        qi=["a"], k=2, algorithm="datafly", sensitive="s", privacy=spec, max_suppression=0.5
+    )
     check_satisfiable(loose, table)  # no error
 
 

@@ -54,8 +54,9 @@ def _refused(capsys, data, tmp_path, *argv):
     ],
 )
 def test_the_l_diversity_path_refuses_what_it_cannot_enforce(data, tmp_path, capsys, extra, option):
-    error = _refused(capsys, data, tmp_path, "--qi", "age,sex,zip", "--l", 2,
-                     "--sensitive", "disease", *extra)  # fmt: skip
+    error = _refused(
+        capsys, data, tmp_path, "--qi", "age,sex,zip", "--l", 2, "--sensitive", "disease", *extra
+    )
     assert error.startswith(f"`{option}` is not supported by algorithm 'tp-plus'")
     assert "no l-diversity algorithm takes it" in error
 
@@ -72,19 +73,22 @@ def test_the_l_diversity_path_refuses_what_it_cannot_enforce(data, tmp_path, cap
 def test_the_cluster_path_refuses_what_it_cannot_enforce(
     data, tmp_path, capsys, extra, option, algorithm
 ):
-    error = _refused(capsys, data, tmp_path, "--qi", "age", "--k", 3,
-                     "--algorithm", algorithm, *extra)  # fmt: skip
+    error = _refused(
+        capsys, data, tmp_path, "--qi", "age", "--k", 3, "--algorithm", algorithm, *extra
+    )
     assert error.startswith(f"`{option}` is not supported by algorithm '{algorithm}'")
     assert f"no {algorithm} algorithm takes it" in error
 
 
 def test_the_api_refuses_the_same_options(frame):
     with pytest.raises(ValueError, match="`privacy` is not supported by algorithm 'tp-plus'"):
-        anonratio.anonymize(frame, ["age", "zip"], l=2, sensitive="disease",
-                            privacy="k-anonymity:k=10")  # fmt: skip
+        anonratio.anonymize(
+            frame, ["age", "zip"], l=2, sensitive="disease", privacy="k-anonymity:k=10"
+        )
     with pytest.raises(ValueError, match="`privacy` is not supported by algorithm 'r-gather'"):
-        anonratio.anonymize(frame, ["age"], 3, algorithm="r-gather", sensitive="disease",
-                            privacy="l-diversity:l=2")  # fmt: skip
+        anonratio.anonymize(
+            frame, ["age"], 3, algorithm="r-gather", sensitive="disease", privacy="l-diversity:l=2"
+        )
     with pytest.raises(ValueError, match="`max_suppression` is not supported by .*'tp-plus'"):
         anonratio.anonymize(frame, ["age"], l=2, sensitive="disease", max_suppression=0.1)
 
@@ -92,8 +96,19 @@ def test_the_api_refuses_the_same_options(frame):
 def test_a_refusal_recommends_only_algorithms_that_take_the_option(data, tmp_path, capsys):
     from anonratio.bench.registry import REGISTRY
 
-    error = _refused(capsys, data, tmp_path, "--qi", "age", "--k", 3,
-                     "--algorithm", "datafly", "--metric", "precision")  # fmt: skip
+    error = _refused(
+        capsys,
+        data,
+        tmp_path,
+        "--qi",
+        "age",
+        "--k",
+        3,
+        "--algorithm",
+        "datafly",
+        "--metric",
+        "precision",
+    )
     assert error.startswith("`--metric` is not supported by algorithm 'datafly'")
     named = error.split("algorithms that take it: ")[1].split(", ")
     assert "datafly" not in named and set(named) >= {"samarati", "incognito"}
@@ -121,17 +136,38 @@ def test_the_api_refuses_r_1_but_the_problem_keeps_it(frame):
 # -- bad option values end at the boundary -----------------------------------------------------
 @pytest.mark.parametrize("value", ["1.5", "-0.1", "1", "nan"])
 def test_max_suppression_must_be_a_fraction_below_one(data, tmp_path, capsys, frame, value):
-    error = _refused(capsys, data, tmp_path, "--qi", "age", "--k", 3, "--algorithm", "incognito",
-                     "--max-suppression", value)  # fmt: skip
+    error = _refused(
+        capsys,
+        data,
+        tmp_path,
+        "--qi",
+        "age",
+        "--k",
+        3,
+        "--algorithm",
+        "incognito",
+        "--max-suppression",
+        value,
+    )
     assert error == f"`--max-suppression` must be a number in [0, 1), got {float(value)!r}"
     with pytest.raises(ValueError, match=r"`max_suppression` must be a number in \[0, 1\)"):
-        anonratio.anonymize(frame, ["age"], 3, algorithm="incognito",
-                            max_suppression=float(value))  # fmt: skip
+        anonratio.anonymize(frame, ["age"], 3, algorithm="incognito", max_suppression=float(value))
 
 
 def test_an_unknown_metric_is_bad_input(data, tmp_path, capsys, frame):
-    error = _refused(capsys, data, tmp_path, "--qi", "age", "--k", 3, "--algorithm", "incognito",
-                     "--metric", "bogus")  # fmt: skip
+    error = _refused(
+        capsys,
+        data,
+        tmp_path,
+        "--qi",
+        "age",
+        "--k",
+        3,
+        "--algorithm",
+        "incognito",
+        "--metric",
+        "bogus",
+    )
     assert error.startswith("`--metric` must be one of") and error.endswith("got 'bogus'")
     with pytest.raises(ValueError, match="`metric` must be one of"):
         anonratio.anonymize(frame, ["age"], 3, algorithm="incognito", metric="bogus")
@@ -155,9 +191,23 @@ def test_qi_of_the_wrong_kind_is_named(frame, qi):
 def test_an_algorithm_refusing_its_options_is_bad_input(data, tmp_path, capsys):
     """t-closeness is not monotone with tuple suppression: Incognito refuses it, and that is the
     request's fault, not a failed run."""
-    error = _refused(capsys, data, tmp_path, "--qi", "age", "--k", 3, "--algorithm", "incognito",
-                     "--sensitive", "disease", "--privacy", "t-closeness:t=0.6",
-                     "--max-suppression", 0.1)  # fmt: skip
+    error = _refused(
+        capsys,
+        data,
+        tmp_path,
+        "--qi",
+        "age",
+        "--k",
+        3,
+        "--algorithm",
+        "incognito",
+        "--sensitive",
+        "disease",
+        "--privacy",
+        "t-closeness:t=0.6",
+        "--max-suppression",
+        0.1,
+    )
     assert "refuses the request" in error and "not monotone with tuple suppression" in error
 
 

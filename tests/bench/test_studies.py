@@ -394,8 +394,11 @@ def test_a_grid_value_the_family_refuses_names_its_line(tmp_path, capsys):
     from anonratio.bench.cli import main
 
     path = tmp_path / "my-study.toml"
-    path.write_text(BASE.replace("grid = { n = [8], k = [2] }", "grid = { k = [2] }\n"
-                                 "[sweep.params]\nm = 4\nn = -3\n"))  # fmt: skip
+    path.write_text(
+        BASE.replace(
+            "grid = { n = [8], k = [2] }", "grid = { k = [2] }\n[sweep.params]\nm = 4\nn = -3\n"
+        )
+    )
     out = tmp_path / "out"
     assert main(["run", str(path), "--out", str(out)]) == 2
     err = capsys.readouterr().err

@@ -113,9 +113,13 @@ def test_exact_scaling_suite():
 def test_scale_certified_suite_runs_every_algorithm_on_two_100k_tables():
     tasks = get_suite("scale-certified").tasks()
     algorithms = {
-        "forest", "mondrian", "datafly", "kanon-box-greedy", "kanon-local-search",
+        "forest",
+        "mondrian",
+        "datafly",
+        "kanon-box-greedy",
+        "kanon-local-search",
         "kanon-certified",
-    }  # fmt: skip
+    }
     # every algorithm supports both tables: none is dropped (the box greedy's lattice limit)
     assert len(tasks) == 12 and {t.algorithm for t in tasks} == algorithms
     assert {t.family for t in tasks} == {"kanon-random"} and {t.seed for t in tasks} == {0, 1}

@@ -384,8 +384,11 @@ def test_ctrl_c_after_a_cpsat_solve_is_still_a_keyboard_interrupt():
     # process (rc -2) instead of raising KeyboardInterrupt
     proc = subprocess.run(
         [sys.executable, "-c", _SIGINT_AFTER_A_SOLVE],
-        capture_output=True, text=True, timeout=60, env=os.environ.copy(),
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ.copy(),
+    )
     assert (proc.returncode, proc.stdout) == (0, "KeyboardInterrupt\n"), proc.stderr
 
 

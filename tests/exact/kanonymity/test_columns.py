@@ -152,9 +152,17 @@ def test_integer_scale(values, expected):
 def test_capped_enumeration_never_claims_what_it_did_not_prove(kx):
     instance = kx.binary_instance(30, 8, 3, seed=9)
     sol = solve_by_columns(
-        instance, _sp_cpsat, algorithm="cpsat", time_limit=20, seed=0, threads=1,
-        hint=None, upper_bound=None, need_integral=True, max_columns=10,
-    )  # fmt: skip
+        instance,
+        _sp_cpsat,
+        algorithm="cpsat",
+        time_limit=20,
+        seed=0,
+        threads=1,
+        hint=None,
+        upper_bound=None,
+        need_integral=True,
+        max_columns=10,
+    )
     assert sol.status in ("optimal", "feasible", "error")
     if sol.labels is not None:
         assert verify(instance, sol).cost == pytest.approx(sol.objective)
@@ -179,9 +187,17 @@ def test_capped_rounds_use_the_room_below_the_cap(kx, monkeypatch):
     monkeypatch.setattr(spm, "_enumerate", recorded)
     instance = kx.binary_instance(40, 10, 4, seed=2)
     sol = solve_by_columns(
-        instance, _sp_cpsat, algorithm="cpsat", time_limit=20, seed=0, threads=1,
-        hint=None, upper_bound=None, need_integral=True, max_columns=1000,
-    )  # fmt: skip
+        instance,
+        _sp_cpsat,
+        algorithm="cpsat",
+        time_limit=20,
+        seed=0,
+        threads=1,
+        hint=None,
+        upper_bound=None,
+        need_integral=True,
+        max_columns=1000,
+    )
     assert verify(instance, sol).cost == pytest.approx(sol.objective)
     assert sol.status == "feasible" and "max_columns=1000" in sol.info["reason"]
     solved = max(delta for delta, complete in seen if complete)
@@ -203,9 +219,16 @@ def test_round_time_limit_is_read_when_the_solver_starts(kx):
 
     instance = kx.binary_instance(12, 6, 3, seed=1)
     sol = solve_by_columns(
-        instance, slow_builder, algorithm="cpsat", time_limit=20, seed=0, threads=1,
-        hint=None, upper_bound=None, need_integral=True,
-    )  # fmt: skip
+        instance,
+        slow_builder,
+        algorithm="cpsat",
+        time_limit=20,
+        seed=0,
+        threads=1,
+        hint=None,
+        upper_bound=None,
+        need_integral=True,
+    )
     assert sol.status == "optimal"
     assert limits and all(0 < b <= a - 0.05 for a, b in zip(limits[::2], limits[1::2], strict=True))
     assert max(limits) <= 20
@@ -233,9 +256,16 @@ def test_too_many_unique_records_is_a_memory_limit(kx, monkeypatch):
     instance = kx.binary_instance(10, 4, 2, seed=0)
     labels = np.arange(10) // 2
     sol = solve_by_columns(
-        instance, _sp_cpsat, algorithm="cpsat", time_limit=5, seed=0, threads=1,
-        hint=labels, upper_bound=None, need_integral=True,
-    )  # fmt: skip
+        instance,
+        _sp_cpsat,
+        algorithm="cpsat",
+        time_limit=5,
+        seed=0,
+        threads=1,
+        hint=labels,
+        upper_bound=None,
+        need_integral=True,
+    )
     assert sol.status == "memory_limit" and "unique records" in sol.info["reason"]
     assert np.array_equal(sol.labels, labels)
     assert sol.objective == verify(instance, labels).cost
@@ -249,9 +279,16 @@ def test_a_deadline_before_the_pairwise_tables_returns_the_hint(kx):
     with pytest.raises(Timeout):
         prepare(instance, deadline=time.perf_counter() - 1.0)
     sol = solve_by_columns(
-        instance, _sp_cpsat, algorithm="cpsat", time_limit=1e-9, seed=0, threads=1,
-        hint=labels, upper_bound=None, need_integral=True,
-    )  # fmt: skip
+        instance,
+        _sp_cpsat,
+        algorithm="cpsat",
+        time_limit=1e-9,
+        seed=0,
+        threads=1,
+        hint=labels,
+        upper_bound=None,
+        need_integral=True,
+    )
     assert sol.status == "time_limit" and sol.info["reason"] == (
         "the time limit came while building the pairwise tables"
     )

@@ -130,8 +130,12 @@ def test_done_passes_wait_for_new_prices_and_start_again():
         return better if len(waited) == 1 else None
 
     labels, info = region_search(
-        inst, start, deadline=perf_counter() + 60, prices=nn_prices(inst), refresh=refresh,
+        inst,
+        start,
+        deadline=perf_counter() + 60,
+        prices=nn_prices(inst),
+        refresh=refresh,
         more_prices=more_prices,
-    )  # fmt: skip
+    )
     assert info["region_restarts"] == 1 and len(waited) == 2
     assert verify(inst, labels).cost <= verify(inst, start).cost + TOL

@@ -46,8 +46,13 @@ def test_example_table():
     # two QI-groups of one value each: the only 2-diverse partition merges them
     t = Table([[0], [0], [1], [1]], ["a"], [["x", "y"]], sensitive=[0, 0, 1, 1])
     for objective, cost in (("stars", 4), ("tuples", 4)):
-        assert check_optimal(LDiversityInstance(t, 2, objective), solve_cpsat(
-            LDiversityInstance(t, 2, objective), time_limit=10)) == cost  # fmt: skip
+        assert (
+            check_optimal(
+                LDiversityInstance(t, 2, objective),
+                solve_cpsat(LDiversityInstance(t, 2, objective), time_limit=10),
+            )
+            == cost
+        )
     # already 2-diverse QI-groups: nothing to suppress
     t = Table([[0], [0], [1], [1]], ["a"], [["x", "y"]], sensitive=[0, 1, 0, 1])
     assert check_optimal(LDiversityInstance(t, 2), solve_cpsat(LDiversityInstance(t, 2))) == 0

@@ -72,9 +72,16 @@ def test_adult_reproduces_arx_non_uniform_entropy():
     sol = incognito(inst, max_suppression=0.04)
     rec = sol.info["recoding"]
     assert sol.info["levels"] == {
-        "sex": 1, "age": 0, "race": 1, "marital-status": 1, "education": 3,
-        "native-country": 2, "workclass": 2, "occupation": 0, "salary-class": 1,
-    }  # fmt: skip
+        "sex": 1,
+        "age": 0,
+        "race": 1,
+        "marital-status": 1,
+        "education": 3,
+        "native-country": 2,
+        "workclass": 2,
+        "occupation": 0,
+        "salary-class": 1,
+    }
     assert rec.n_suppressed == 906
     assert M.non_uniform_entropy(rec, suppressed="generalized") == pytest.approx(
         255_559.85, abs=0.005

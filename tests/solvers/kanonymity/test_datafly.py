@@ -34,8 +34,9 @@ def _instance(seed: int, n: int, m: int, k: int, n_sensitive: int = 3) -> KAnony
     table = random_table(n, m, cardinality=(2, 6), levels=(1, 3), seed=seed)
     s = np.random.default_rng(seed).integers(0, n_sensitive, n)
     values = tuple(f"s{v}" for v in range(n_sensitive))
-    table = Table(table.codes, table.attributes, table.values, table.hierarchies, None, s, "s",
-                  values)  # fmt: skip
+    table = Table(
+        table.codes, table.attributes, table.values, table.hierarchies, None, s, "s", values
+    )
     return KAnonymityInstance(table, k, "generalization", True)
 
 
@@ -112,8 +113,11 @@ def test_readme_says_which_algorithm_takes_which_model():
     assert "Datafly takes any" in paragraph
     listed = re.search(r"with tuple suppression, only (.+?) stay monotone", paragraph)
     assert listed is not None, paragraph
-    names = {"k-anonymity": P.KAnonymity, "distinct l-diversity": P.DistinctLDiversity,
-             "p-sensitive k-anonymity": P.PSensitiveKAnonymity}  # fmt: skip
+    names = {
+        "k-anonymity": P.KAnonymity,
+        "distinct l-diversity": P.DistinctLDiversity,
+        "p-sensitive k-anonymity": P.PSensitiveKAnonymity,
+    }
     stated = {names[x.strip()] for x in re.split(r",| and ", listed.group(1)) if x.strip()}
     models = (P.KAnonymity(3), P.DistinctLDiversity(2), P.PSensitiveKAnonymity(2, 3), *NON_MONOTONE)
     assert {type(p) for p in models} == {
