@@ -40,9 +40,17 @@ def check_start(
 
 
 def certified_solution(
-    instance: Any, solution: Solution, check: Any, *, bound: float, source: str, info: dict,
-    algorithm: str, t0: float, labels: Any = None,
-) -> Solution:  # fmt: skip
+    instance: Any,
+    solution: Solution,
+    check: Any,
+    *,
+    bound: float,
+    source: str,
+    info: dict,
+    algorithm: str,
+    t0: float,
+    labels: Any = None,
+) -> Solution:
     """``solution`` (status ``"feasible"``, its verified cost) with the lower bound ``bound``.
 
     ``info`` is added to the solution's own, with ``lower_bound_source`` (``source``, or

@@ -1,11 +1,13 @@
 """Exact Min-Max Bin Covering: the aggregated model (bins <= floor(S/k), load in {0} u [k, T],
 symmetry breaking) solved by CP-SAT or by HiGHS / CBC through PuLP.
 
-``solve_bin_covering(instance, method=...)`` dispatches on ``method`` through :data:`METHODS`.
+``solve_bin_covering(instance, method=...)`` takes the model's registry name (a key of
+:data:`METHODS`) or the solver function itself.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from anonratio.instances import Solution
@@ -17,19 +19,23 @@ from .ilp import solve_cbc, solve_highs
 
 __all__ = ["solve_bin_covering", "METHODS", "solve_cpsat", "solve_highs", "solve_cbc"]
 
-#: method name -> solver
-METHODS = {"cpsat": solve_cpsat, "highs": solve_highs, "cbc": solve_cbc}
+#: registry name -> solver
+METHODS = {"bc-cpsat": solve_cpsat, "bc-highs": solve_highs, "bc-cbc": solve_cbc}
 
 
 def solve_bin_covering(
-    instance: BinCoveringInstance, *, method: str = "cpsat", **kwargs: Any
+    instance: BinCoveringInstance,
+    *,
+    method: str | Callable[..., Solution] = "bc-cpsat",
+    **kwargs: Any,
 ) -> Solution:
     """Solve a Min-Max Bin Covering instance exactly (or to a time limit, with its bound).
 
     Parameters
     ----------
     instance : BinCoveringInstance
-    method : {"cpsat", "highs", "cbc"}
+    method : {"bc-cpsat", "bc-highs", "bc-cbc"} or callable
+        The model's registry name, or a solver itself (``method=solve_highs``).
     **kwargs
         ``time_limit`` (s), ``seed``, ``threads``, ``hint``, ``upper_bound``.
 

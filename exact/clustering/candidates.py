@@ -432,9 +432,16 @@ def make_solution(
     if run is None:
         info["reason"] = infeasible
         return Solution.with_bound(
-            None, algorithm, params=params, seed=seed, status="infeasible", objective=None,
-            bound=None, t0=t0, info=info,
-        )  # fmt: skip
+            None,
+            algorithm,
+            params=params,
+            seed=seed,
+            status="infeasible",
+            objective=None,
+            bound=None,
+            t0=t0,
+            info=info,
+        )
     info.update(run.info)
     labels = centers = cost = None
     if decoded is not None:
@@ -470,6 +477,13 @@ def make_solution(
         for key in ("centers", "radii"):
             info.pop(key, None)
     return Solution.with_bound(
-        labels, algorithm, params=params, seed=seed, status=status, objective=cost,
-        bound=bound, t0=t0, info=info,
-    )  # fmt: skip
+        labels,
+        algorithm,
+        params=params,
+        seed=seed,
+        status=status,
+        objective=cost,
+        bound=bound,
+        t0=t0,
+        info=info,
+    )

@@ -84,9 +84,20 @@ def certify(
     if instance.n > MAX_POINTS:  # beyond the LP's n x n arrays: the closed-form bound stands
         cheap, cheap_source = cheap_bound(instance)
         bound = LPBound(
-            cheap, f"{cheap_source} (no cluster LP: n > MAX_POINTS={MAX_POINTS})", None, cheap,
-            cheap_source, None, False, 0.0, 0, 0, 0, instance.n, int(getattr(instance, "r", 1)),
-        )  # fmt: skip
+            cheap,
+            f"{cheap_source} (no cluster LP: n > MAX_POINTS={MAX_POINTS})",
+            None,
+            cheap,
+            cheap_source,
+            None,
+            False,
+            0.0,
+            0,
+            0,
+            0,
+            instance.n,
+            int(getattr(instance, "r", 1)),
+        )
     else:
         bound = lp_bound(
             instance,
@@ -109,6 +120,13 @@ def certify(
         priced_clusters=bound.n_clusters,
     )
     return certified_solution(
-        instance, solution, check, bound=bound.value, source=bound.source, info=info,
-        algorithm=algorithm, t0=t0, labels=labels,
-    )  # fmt: skip
+        instance,
+        solution,
+        check,
+        bound=bound.value,
+        source=bound.source,
+        info=info,
+        algorithm=algorithm,
+        t0=t0,
+        labels=labels,
+    )

@@ -272,9 +272,15 @@ class ClusterMaster:
         index = np.concatenate([m for m, _ in new]).astype(np.int32)
         k = len(new)
         self.highs.addCols(
-            k, np.array([c for _, c in new]), np.zeros(k), np.full(k, highspy.kHighsInf),
-            index.size, starts, index, np.ones(index.size),
-        )  # fmt: skip
+            k,
+            np.array([c for _, c in new]),
+            np.zeros(k),
+            np.full(k, highspy.kHighsInf),
+            index.size,
+            starts,
+            index,
+            np.ones(index.size),
+        )
         self.n_columns += k
         return k
 

@@ -53,9 +53,12 @@ def _child() -> None:
     try:
         instance, time_limit, starts, seed = pickle.load(sys.stdin.buffer)
         found = lp_bound(
-            instance, time_limit=time_limit, starts=starts, seed=seed,
+            instance,
+            time_limit=time_limit,
+            starts=starts,
+            seed=seed,
             progress=lambda *report: send(("progress", *report)),
-        )  # fmt: skip
+        )
         found.master = None  # a HiGHS object: it does not cross processes
         send(("done", found))
     except BaseException as exc:  # the parent reports it; it must not wait for nothing

@@ -77,10 +77,15 @@ class BoxLP:
 
 
 def ascend(
-    lattice: BoxLattice, prices: np.ndarray, *, deadline: float, max_iter: int = 200,
-    rtol: float = 1e-4, cap: float | None = None,
+    lattice: BoxLattice,
+    prices: np.ndarray,
+    *,
+    deadline: float,
+    max_iter: int = 200,
+    rtol: float = 1e-4,
+    cap: float | None = None,
     progress: Callable[[float, np.ndarray], None] | None = None,
-) -> tuple[np.ndarray, int]:  # fmt: skip
+) -> tuple[np.ndarray, int]:
     """Dual ascent from dual-feasible ``prices``, which stay dual feasible throughout.
 
     Each round, the records whose boxes all have slack (the *free* ones) rise by the raise
@@ -114,9 +119,15 @@ def ascend(
 
 
 def dual_lp(
-    lattice: BoxLattice, cost: np.ndarray, members: np.ndarray, upper: np.ndarray, *,
-    time_limit: float, seed: int = 0, tolerance: float | None = None,
-) -> tuple[float, np.ndarray] | None:  # fmt: skip
+    lattice: BoxLattice,
+    cost: np.ndarray,
+    members: np.ndarray,
+    upper: np.ndarray,
+    *,
+    time_limit: float,
+    seed: int = 0,
+    tolerance: float | None = None,
+) -> tuple[float, np.ndarray] | None:
     """The dual LP over the given boxes, prices at most ``upper``: ``(value, prices)``.
 
     Parameters
@@ -171,15 +182,21 @@ def dual_lp(
     pair_row = n_box + np.arange(n_pair)
     rows = np.r_[np.arange(n_box), box, pair_row, pair_row, pair_row]
     cols = np.r_[t_col, s_col, s_col, rec, t_col[box]]
-    vals = np.r_[np.full(n_box, float(k)), c[rec], np.ones(n_pair), -np.ones(n_pair),
-                 np.ones(n_pair)]  # fmt: skip
+    vals = np.r_[
+        np.full(n_box, float(k)), c[rec], np.ones(n_pair), -np.ones(n_pair), np.ones(n_pair)
+    ]
     a = sp.csr_matrix((vals, (rows, cols)), shape=(n_box + n_pair, n_col))
     row_lo = np.r_[np.full(n_box, -inf), np.zeros(n_pair)]
     row_hi = np.r_[k * np.asarray(cost, dtype=float), np.full(n_pair, inf)]
     h.addRows(
-        n_box + n_pair, row_lo, row_hi, a.nnz, a.indptr[:-1].astype(np.int32),
-        a.indices.astype(np.int32), a.data,
-    )  # fmt: skip
+        n_box + n_pair,
+        row_lo,
+        row_hi,
+        a.nnz,
+        a.indptr[:-1].astype(np.int32),
+        a.indices.astype(np.int32),
+        a.data,
+    )
     h.run()
     if h.getInfo().primal_solution_status != 2:  # kSolutionStatusFeasible
         return None
@@ -188,11 +205,20 @@ def dual_lp(
 
 
 def box_lp(
-    lattice: BoxLattice, prices: np.ndarray, *, deadline: float, cap: float | None = None,
-    tol: float = 0.05, growth: float = 0.1, width: int | None = None, seed: int = 0,
-    max_rounds: int | None = None, rtol: float = 1e-3, max_boxes: int = 12_000,
+    lattice: BoxLattice,
+    prices: np.ndarray,
+    *,
+    deadline: float,
+    cap: float | None = None,
+    tol: float = 0.05,
+    growth: float = 0.1,
+    width: int | None = None,
+    seed: int = 0,
+    max_rounds: int | None = None,
+    rtol: float = 1e-3,
+    max_boxes: int = 12_000,
     progress: Callable[[float, np.ndarray], None] | None = None,
-) -> BoxLP:  # fmt: skip
+) -> BoxLP:
     """Cutting planes over generalization boxes from dual-feasible ``prices``.
 
     Parameters
@@ -255,9 +281,14 @@ def box_lp(
         if cap is not None:
             upper = np.minimum(upper, cap)
         solved = dual_lp(
-            lattice, cost, members, upper, time_limit=deadline - perf_counter(), seed=seed,
+            lattice,
+            cost,
+            members,
+            upper,
+            time_limit=deadline - perf_counter(),
+            seed=seed,
             tolerance=IPM_TOL,
-        )  # fmt: skip
+        )
         if solved is None:
             break
         lp_value, y = solved

@@ -275,8 +275,9 @@ class BoxLattice:
             rise[idx] = np.minimum(rise[idx], np.repeat(share, size))
         return best, rise
 
-    def repair(self, y: np.ndarray, *, cap: float | None = None, deadline: float | None = None
-               ) -> np.ndarray | None:  # fmt: skip
+    def repair(
+        self, y: np.ndarray, *, cap: float | None = None, deadline: float | None = None
+    ) -> np.ndarray | None:
         """Dual-feasible prices at most ``y``, for any ``y``.
 
         Every record drops by ``min(0, s_B / k)`` for the box ``B`` of least slack ``s_B`` that

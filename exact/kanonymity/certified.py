@@ -149,24 +149,34 @@ def certify(
         input_cost=float(start.cost),
         threads=threads,
         **searched,
-    )  # fmt: skip
+    )
     if note is not None:
         info["bound_note"] = note
     value, source = bound.value, bound.source
     if rounds is not None:
         info.update(
-            rounds_status=rounds.status, rounds_cost=rounds.objective,
-            rounds_lower_bound=rounds.lower_bound, rounds_s=rounds.time_s, rounds_gain=gain,
+            rounds_status=rounds.status,
+            rounds_cost=rounds.objective,
+            rounds_lower_bound=rounds.lower_bound,
+            rounds_s=rounds.time_s,
+            rounds_gain=gain,
             rounds_bound_given=bool(rounds.info.get("bound_given", False)),
-        )  # fmt: skip
+        )
         if rounds.lower_bound is not None and rounds.lower_bound > value:
             value, source = float(rounds.lower_bound), "exact-rounds"
     if value > check.cost + 1e-6 * max(1.0, abs(check.cost)):  # a defect, never a result
         raise RuntimeError(f"the bound {value} exceeds the partition's cost {check.cost}")
     return certified_solution(
-        instance, solution, check, bound=min(value, float(check.cost)), source=source,
-        info=info, algorithm=algorithm, t0=t0, labels=labels,
-    )  # fmt: skip
+        instance,
+        solution,
+        check,
+        bound=min(value, float(check.cost)),
+        source=source,
+        info=info,
+        algorithm=algorithm,
+        t0=t0,
+        labels=labels,
+    )
 
 
 def _exact_rounds(
@@ -204,9 +214,13 @@ def _side_by_side(instance, solution, deadline, seed):
     left = max(0.0, deadline - perf_counter() - SPAWN_S)
     with BackgroundBound(instance, time_limit=left, starts=[solution.labels], seed=seed) as bg:
         labels, searched = region_search(
-            instance, solution.labels, deadline=deadline, seed=seed, refresh=bg.poll,
+            instance,
+            solution.labels,
+            deadline=deadline,
+            seed=seed,
+            refresh=bg.poll,
             more_prices=bg.running,
-        )  # fmt: skip
+        )
         bound, note = bg.result(deadline)  # the search may end early: the bound has till then
     if bound is None:  # nothing proven in the other process: the nearest-neighbour prices
         bound = nn_bound(instance)

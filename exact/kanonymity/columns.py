@@ -158,9 +158,18 @@ def prepare(
         nn = np.rint(nn)
     lb_nn = max(float(nn @ counts), scale * lower_bound(instance)[0])
     return KAnonData(
-        instance, unique, counts, records, levels, scale * a, scale, integral,
-        scale * instance.deletion_cost, nn, lb_nn,
-    )  # fmt: skip
+        instance,
+        unique,
+        counts,
+        records,
+        levels,
+        scale * a,
+        scale,
+        integral,
+        scale * instance.deletion_cost,
+        nn,
+        lb_nn,
+    )
 
 
 def incidence(members: np.ndarray, u: int) -> sp.csr_matrix:
@@ -359,8 +368,13 @@ def _grown(d, pi, smax, kids, blk, mem, pis, last, run, tmin, tmax, thr):
         add_old = np.where(m_old >= 0, tmin * m_old, tmax * m_old)
         bound = rc + np.maximum(np.nan_to_num(add_new, nan=0.0), add_old)
     bi, ci = np.nonzero(bound <= thr)
-    return (np.column_stack([mem[blk[bi]], cand[ci]]), clev[bi, ci],
-            pis[blk[bi]] + pi[cand[ci]], crun[bi, ci], bound[bi, ci])  # fmt: skip
+    return (
+        np.column_stack([mem[blk[bi]], cand[ci]]),
+        clev[bi, ci],
+        pis[blk[bi]] + pi[cand[ci]],
+        crun[bi, ci],
+        bound[bi, ci],
+    )
 
 
 def _best_partials(parts, n):
@@ -432,9 +446,13 @@ def column_generation(
                 break  # the bound reached the LP value of the master
             for point in (alpha * center + (1 - alpha) * pi, pi):
                 cols, rc, exhaustive = enumerate_groups(
-                    d, point, -2 * _EPS, max_partials=300_000, max_columns=max_new,
+                    d,
+                    point,
+                    -2 * _EPS,
+                    max_partials=300_000,
+                    max_columns=max_new,
                     deadline=deadline,
-                )  # fmt: skip
+                )
                 if len(cols):
                     pool = Columns.concat([pool, cols], d.width)
                     break

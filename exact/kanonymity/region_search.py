@@ -132,9 +132,12 @@ def _wait(refresh, more_prices, deadline, pause=0.2):
 def _subinstance(instance: KAnonymityInstance, records: np.ndarray) -> KAnonymityInstance:
     """The k-anonymity instance of ``records`` alone (no sensitive column, no deletion)."""
     table = dataclasses.replace(
-        instance.table, codes=instance.table.codes[records], sensitive=None,
-        sensitive_name=None, sensitive_values=None,
-    )  # fmt: skip
+        instance.table,
+        codes=instance.table.codes[records],
+        sensitive=None,
+        sensitive_name=None,
+        sensitive_values=None,
+    )
     return KAnonymityInstance(table, instance.k, instance.model)
 
 

@@ -200,9 +200,12 @@ def solve_by_columns(
         instance, time_limit, seed, threads, hint, upper_bound, bound
     )
     params = {
-        **instance.params, "time_limit": time_limit, "threads": threads,
-        "upper_bound": upper_bound, "hint": hint is not None,
-    }  # fmt: skip
+        **instance.params,
+        "time_limit": time_limit,
+        "threads": threads,
+        "upper_bound": upper_bound,
+        "hint": hint is not None,
+    }
     try:
         d = prepare(instance, need_integral=need_integral, deadline=t0 + time_limit)
     except (TooLarge, Timeout) as exc:
@@ -213,9 +216,16 @@ def solve_by_columns(
     center, base = _bound_phase(d, st, t0=t0, time_limit=time_limit, bound=bound)
     _before_rounds(d, st, base)
     _rounds(
-        d, st, sp_solve, center, base,
-        deadline=t0 + time_limit, seed=solver_seed, threads=threads, max_columns=max_columns,
-    )  # fmt: skip
+        d,
+        st,
+        sp_solve,
+        center,
+        base,
+        deadline=t0 + time_limit,
+        seed=solver_seed,
+        threads=threads,
+        max_columns=max_columns,
+    )
     return _finish(d, st, st.run, algorithm=algorithm, seed=seed, t0=t0, params=params)
 
 
@@ -248,10 +258,12 @@ def _bound_phase(d, st, *, t0, time_limit, bound=None):
         found = None if bound is None else recheck(bound, lattice, deadline=deadline)
         if found is None:
             found = lp_bound(
-                d.instance, time_limit=max(0.0, deadline - perf_counter()),
+                d.instance,
+                time_limit=max(0.0, deadline - perf_counter()),
                 starts=[decode(d, st.inc)] if st.inc is not None else [],
-                lattice=lattice, max_master=d.u,
-            )  # fmt: skip
+                lattice=lattice,
+                max_master=d.u,
+            )
         st.info["bound_given"] = bound is not None
         center, base = d.scale * found.prices, d.scale * found.value
         if found.source == "subset-row":  # the cuts' prices are part of every reduced cost
@@ -261,11 +273,15 @@ def _bound_phase(d, st, *, t0, time_limit, bound=None):
         st.dual = float(center @ d.counts) - d.scale * (0 if st.cuts is None else st.cuts.dual)
         st.bound = roundup(max(base, d.lb_nn))
         st.info.update(
-            lp_bound=found.value, nn_bound=d.lb_nn / d.scale, rounds=0,
-            lower_bound_source=found.source, cg_iterations=found.cg_iterations,
+            lp_bound=found.value,
+            nn_bound=d.lb_nn / d.scale,
+            rounds=0,
+            lower_bound_source=found.source,
+            cg_iterations=found.cg_iterations,
             ascent_rounds=found.iterations,
-            cg_lp=found.lp_value, time_bound=perf_counter() - t0,
-        )  # fmt: skip
+            cg_lp=found.lp_value,
+            time_bound=perf_counter() - t0,
+        )
         return center, base
     deadline = t0 + 0.25 * time_limit
     starts = [initial_pool(d, deadline=deadline), nn_groups(d, deadline=deadline)]
@@ -313,11 +329,19 @@ def _rounds(d, st, sp_solve, center, base, *, deadline, seed, threads, max_colum
             cols = Columns.concat([cols, st.inc.columns], d.width)
         a = cols.incidence(d.u)
         task = SPTask(
-            d, cols, a, cols.zmax(a, d.counts), st.bound, st.limit,
+            d,
+            cols,
+            a,
+            cols.zmax(a, d.counts),
+            st.bound,
+            st.limit,
             None if st.inc is None else _hint_on(cols, st.inc),
-            None if st.inc is None else st.inc.dele, deadline, seed, threads,
+            None if st.inc is None else st.inc.dele,
+            deadline,
+            seed,
+            threads,
             *_valid_rows(d, st, cols, a, center, st.limit),
-        )  # fmt: skip
+        )
         st.run, z, dele = sp_solve(task)
         st.info.update(n_columns=len(cols), delta=st.delta / d.scale)
         _take_solution(d, st, cols, z, dele)
@@ -370,9 +394,13 @@ def _enumerate(d, st, center, max_columns, deadline):
         )
         return cols, complete
     members, _, complete = box_groups(
-        st.lattice, center / d.scale, st.delta / d.scale, max_columns=max_columns,
-        deadline=deadline, penalty=None if st.cuts is None else st.cuts.penalty,
-    )  # fmt: skip
+        st.lattice,
+        center / d.scale,
+        st.delta / d.scale,
+        max_columns=max_columns,
+        deadline=deadline,
+        penalty=None if st.cuts is None else st.cuts.penalty,
+    )
     return Columns(members, group_cost(d, members)), complete
 
 

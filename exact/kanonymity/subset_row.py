@@ -91,8 +91,9 @@ class SubsetRowCuts:
         """``floor(a_G(S) / 2)`` for groups given as padded rows (one row per group)."""
         g = incidence(members, self.u).T
         cols = np.repeat(np.arange(len(self)), 3)
-        t = sp.csr_matrix((np.ones(3 * len(self)), (self.triples.ravel(), cols)),
-                          shape=(self.u, len(self)))  # fmt: skip
+        t = sp.csr_matrix(
+            (np.ones(3 * len(self)), (self.triples.ravel(), cols)), shape=(self.u, len(self))
+        )
         a = (g @ t).tocsr()
         a.data = np.floor(a.data / 2)
         a.eliminate_zeros()
@@ -205,9 +206,15 @@ class _CutMaster:
         n = len(members)
         a = sp.vstack([incidence(members, self.u), self.cuts.coefficients(members).T]).tocsc()
         self.highs.addCols(
-            n, cost, np.zeros(n), np.full(n, highspy.kHighsInf), a.nnz,
-            a.indptr[:-1].astype(np.int32), a.indices.astype(np.int32), a.data,
-        )  # fmt: skip
+            n,
+            cost,
+            np.zeros(n),
+            np.full(n, highspy.kHighsInf),
+            a.nnz,
+            a.indptr[:-1].astype(np.int32),
+            a.indices.astype(np.int32),
+            a.data,
+        )
         self.members = np.concatenate([self.members, members])
         return n
 
@@ -218,14 +225,21 @@ class _CutMaster:
         coef = new.coefficients(self.members).T.tocsr()  # cut x group
         m = len(rhs)
         self.highs.addRows(
-            m, np.full(m, -highspy.kHighsInf), rhs, coef.nnz, coef.indptr[:-1].astype(np.int32),
-            (coef.indices + self.u).astype(np.int32), coef.data,
-        )  # fmt: skip
+            m,
+            np.full(m, -highspy.kHighsInf),
+            rhs,
+            coef.nnz,
+            coef.indptr[:-1].astype(np.int32),
+            (coef.indices + self.u).astype(np.int32),
+            coef.data,
+        )
         c = self.cuts
         self.cuts = SubsetRowCuts(
-            np.concatenate([c.triples, triples]), np.r_[c.rhs, rhs], np.r_[c.sigma, new.sigma],
+            np.concatenate([c.triples, triples]),
+            np.r_[c.rhs, rhs],
+            np.r_[c.sigma, new.sigma],
             self.u,
-        )  # fmt: skip
+        )
 
     def solve(self, deadline: float) -> tuple[float, np.ndarray, SubsetRowCuts, np.ndarray] | None:
         """``(value, cover prices, cuts with their prices, group values)``, or None."""
@@ -274,9 +288,13 @@ def proven_bound(
     prices = np.asarray(prices, dtype=float)
     try:
         _, rc, exhaustive = box_groups(
-            lattice, prices, 0.0, max_columns=max_columns, deadline=deadline,
+            lattice,
+            prices,
+            0.0,
+            max_columns=max_columns,
+            deadline=deadline,
             penalty=cuts.penalty,
-        )  # fmt: skip
+        )
     except Timeout:
         return -np.inf
     return _lagrangian(lattice, prices, cuts, rc, exhaustive)
@@ -370,9 +388,13 @@ def subset_row_bound(
             # every group not returned has rc' > -ptol (the bound pays K ptol for it); partial:
             # stop at max_new of them, and only a sweep that finds fewer is exhaustive
             members, rc, exhaustive = box_groups(
-                lattice, pi, -ptol, deadline=deadline, penalty=cuts.penalty,
+                lattice,
+                pi,
+                -ptol,
+                deadline=deadline,
+                penalty=cuts.penalty,
                 max_columns=max_new if partial else max_columns,
-            )  # fmt: skip
+            )
             bound = _lagrangian(lattice, pi, cuts, np.r_[rc, -ptol], exhaustive)
             if bound > out.value:
                 out.value, out.prices, out.cuts = bound, pi, cuts
@@ -386,9 +408,12 @@ def subset_row_bound(
             if stall >= max_stall:
                 break
             new = separate(
-                master.members, x, master.counts, max_cuts=per_round,
+                master.members,
+                x,
+                master.counts,
+                max_cuts=per_round,
                 known=set(map(tuple, master.cuts.triples.tolist())),
-            )  # fmt: skip
+            )
             if not len(new):
                 out.solved = True
                 break

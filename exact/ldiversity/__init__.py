@@ -3,11 +3,13 @@
 its LP relaxation as a proven lower bound (:func:`lp_bound`) that :func:`certify` attaches to a
 feasible partition.
 
-``solve_ldiversity(instance, method=...)`` dispatches on ``method`` through :data:`METHODS`.
+``solve_ldiversity(instance, method=...)`` takes the model's registry name (a key of
+:data:`METHODS`) or the solver function itself.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from anonratio.instances import Solution
@@ -30,12 +32,15 @@ __all__ = [
     "certify",
 ]
 
-#: method name -> solver
-METHODS = {"cpsat": solve_cpsat, "highs": solve_highs, "cbc": solve_cbc}
+#: registry name -> solver
+METHODS = {"ldiv-cpsat": solve_cpsat, "ldiv-highs": solve_highs, "ldiv-cbc": solve_cbc}
 
 
 def solve_ldiversity(
-    instance: LDiversityInstance, *, method: str = "cpsat", **kwargs: Any
+    instance: LDiversityInstance,
+    *,
+    method: str | Callable[..., Solution] = "ldiv-cpsat",
+    **kwargs: Any,
 ) -> Solution:
     """Solve an l-diversity instance exactly (or to a time limit, with its bound).
 
@@ -43,7 +48,8 @@ def solve_ldiversity(
     ----------
     instance : LDiversityInstance
         Either objective (``instance.objective``: ``"stars"`` or ``"tuples"``).
-    method : {"cpsat", "highs", "cbc"}
+    method : {"ldiv-cpsat", "ldiv-highs", "ldiv-cbc"} or callable
+        The model's registry name, or a solver itself (``method=solve_highs``).
     **kwargs
         ``time_limit`` (s), ``seed``, ``threads``, ``hint`` (a Solution or labels to start from),
         ``upper_bound``.

@@ -73,6 +73,12 @@ def certify(
         **{f"lp_{k}".replace("lp_lp_", "lp_"): v for k, v in bound.size.items()},
     )
     return certified_solution(
-        instance, solution, check, bound=bound.value, source=bound.source, info=info,
-        algorithm=algorithm, t0=t0,
-    )  # fmt: skip
+        instance,
+        solution,
+        check,
+        bound=bound.value,
+        source=bound.source,
+        info=info,
+        algorithm=algorithm,
+        t0=t0,
+    )

@@ -143,14 +143,19 @@ def pattern_lp(data: LDivData) -> PatternLP:
     y_col = n_cells + np.arange(n_pat)
     size_row = n_cover + np.arange(n_pat)
     elig_at = n_cover + n_pat + np.arange(n_elig)
-    rows = np.concatenate([
-        cover_row.reshape(-1), n_cover + ps, n_cover + n_pat + elig_row.reshape(-1),
-        size_row, elig_at,
-    ])  # fmt: skip
+    rows = np.concatenate(
+        [
+            cover_row.reshape(-1),
+            n_cover + ps,
+            n_cover + n_pat + elig_row.reshape(-1),
+            size_row,
+            elig_at,
+        ]
+    )
     cols = np.concatenate([cells, cells, cells, y_col, n_cells + elig // m])
-    vals = np.concatenate([
-        np.ones(2 * n_cells), np.full(n_cells, float(data.l)), -np.ones(n_pat + n_elig)
-    ])  # fmt: skip
+    vals = np.concatenate(
+        [np.ones(2 * n_cells), np.full(n_cells, float(data.l)), -np.ones(n_pat + n_elig)]
+    )
     n_rows = n_cover + n_pat + n_elig
     matrix = sp.csc_matrix((vals, (rows, cols)), shape=(n_rows, n_cells + n_pat))
     rhs = np.zeros(n_rows)
@@ -216,10 +221,15 @@ def _solve(
     method = "ipm" if n_cols > IPM_COLUMNS else "simplex"
     h = highspy.Highs()
     for name, value in (
-        ("output_flag", False), ("threads", 1), ("random_seed", seed), ("presolve", "off"),
-        ("solver", method), ("simplex_strategy", 1), ("run_crossover", "off"),
+        ("output_flag", False),
+        ("threads", 1),
+        ("random_seed", seed),
+        ("presolve", "off"),
+        ("solver", method),
+        ("simplex_strategy", 1),
+        ("run_crossover", "off"),
         ("time_limit", time_limit),
-    ):  # fmt: skip
+    ):
         h.setOptionValue(name, value)
     if iteration_limit is not None:
         h.setOptionValue("simplex_iteration_limit", iteration_limit)
@@ -288,8 +298,11 @@ def lp_bound(
     if time_limit == 0:
         return _done(out, "no time", t0)
     data = build_data(instance)
-    out.size = {k: data.info[k] for k in ("n_qi_groups", "n_values", "n_patterns", "n_pairs")
-                if k in data.info}  # fmt: skip
+    out.size = {
+        k: data.info[k]
+        for k in ("n_qi_groups", "n_values", "n_patterns", "n_pairs")
+        if k in data.info
+    }
     if data.too_large:
         out.size["reason"] = data.info.get("reason", "")
         out.source = f"{base_source} (pattern model too large)"

@@ -293,9 +293,16 @@ def make_solution(
         labels = data.start
         objective = float(verify(instance, labels).cost)
         return Solution.with_bound(
-            labels, algorithm, params=params, seed=seed, status="memory_limit",
-            objective=objective, bound=data.lb, t0=t0, info=info,
-        )  # fmt: skip
+            labels,
+            algorithm,
+            params=params,
+            seed=seed,
+            status="memory_limit",
+            objective=objective,
+            bound=data.lb,
+            t0=t0,
+            info=info,
+        )
     info.update(run.info)
     status, bound = run.status, run.bound
     labels = objective = None
@@ -319,6 +326,13 @@ def make_solution(
         if objective is not None:
             bound = min(bound, objective)
     return Solution.with_bound(
-        labels, algorithm, params=params, seed=seed, status=status, objective=objective,
-        bound=bound, t0=t0, info=info,
-    )  # fmt: skip
+        labels,
+        algorithm,
+        params=params,
+        seed=seed,
+        status=status,
+        objective=objective,
+        bound=bound,
+        t0=t0,
+        info=info,
+    )

@@ -101,9 +101,11 @@ def test_the_floating_point_error_is_subtracted():
 def test_stars_beat_the_record_count():
     # 3 QI-groups, each one value: every record is suppressed, and one star cannot merge them
     t = Table(
-        [[0, 0], [0, 0], [1, 1], [1, 1], [2, 2], [2, 2]], ["a", "b"],
-        [["0", "1", "2"]] * 2, sensitive=[0, 0, 1, 1, 2, 2],
-    )  # fmt: skip
+        [[0, 0], [0, 0], [1, 1], [1, 1], [2, 2], [2, 2]],
+        ["a", "b"],
+        [["0", "1", "2"]] * 2,
+        sensitive=[0, 0, 1, 1, 2, 2],
+    )
     inst = LDiversityInstance(t, 2, "stars")
     b = lp_bound(inst, time_limit=10)
     assert b.instance_bound == 6 and b.value == 12 == solve_cpsat(inst).objective
