@@ -330,7 +330,7 @@ def test_load_study_names_a_missing_file(tmp_path):
 def test_the_readme_example_is_a_valid_study(tmp_path):
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "docs" / "suites.md").read_text()
     start = text.index('```toml\nname = "my-study"') + len("```toml\n")
     path = tmp_path / "my-study.toml"
     path.write_text(text[start : text.index("```", start)])

@@ -18,7 +18,8 @@ from anonratio.solvers.kanonymity.full_domain import max_suppressed
 from anonratio.solvers.kanonymity.incognito import incognito
 from anonratio.solvers.kanonymity.samarati import samarati
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+#: the page that lists the privacy models (docs/api.md, "Privacy models")
+README = Path(__file__).resolve().parents[3] / "docs" / "api.md"
 
 #: one instance of every model the README lists, none of them monotone with suppression
 NON_MONOTONE = (
