@@ -15,6 +15,7 @@ import pytest
 
 from anonratio.bench.cli import build_parser
 from anonratio.bench.cli_common import UsageError
+from anonratio.bench.registry import FAMILIES, get_algorithm
 from anonratio.bench.report import algorithms_markdown
 
 #: the checkout's root (tests run from a checkout; the installed package holds no docs)
@@ -151,7 +152,12 @@ def test_command_runs_a_known_program(page, line, command):
     program, args = _program(command)
     assert program in PROGRAMS, f"{page.relative_to(ROOT)}: unknown program in {line!r}"
     if program == "anonratio":
-        build_parser().parse_args(args)  # raises UsageError on what it does not know
+        ns = build_parser().parse_args(args)  # raises UsageError on what it does not know
+        names = getattr(ns, "algorithm", None) or []
+        for name in [names] if isinstance(names, str) else names:
+            get_algorithm(name)  # a registered name (raises on an unknown one)
+        if ns.command == "generate":
+            assert ns.family in FAMILIES, f"{page.relative_to(ROOT)}: unknown family in {line!r}"
 
 
 def test_parse_check_catches_a_wrong_option():
