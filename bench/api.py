@@ -252,7 +252,7 @@ def sweep(
 ) -> pd.DataFrame:
     """Run a study (a built-in suite name or a study TOML file) and return its tidy results.
 
-    One row per run (the results schema of the README: instance, algorithm, cost, bound,
+    One row per run (the results schema of docs/results.md: instance, algorithm, cost, bound,
     ratio, status, seed, time...). With ``out``, every finished run is journaled there as it
     ends and a rerun resumes, as ``anonratio run`` does (which also writes the report).
     """

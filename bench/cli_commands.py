@@ -61,7 +61,6 @@ def _list_data() -> dict[str, Any]:
         "algorithms": [
             {
                 "name": a.name,
-                "aliases": list(a.aliases),
                 "problem": a.problem,
                 "kind": a.kind,
                 "guarantee": a.guarantee_text,
@@ -88,8 +87,7 @@ def _print_list(data: dict[str, Any]) -> None:
     print("\nalgorithms:")
     w = max(len(a["name"]) for a in data["algorithms"])
     for a in data["algorithms"]:
-        aliases = f" (alias {', '.join(a['aliases'])})" if a["aliases"] else ""
-        print(f"  {a['name'].ljust(w)}  {a['problem']}, {a['kind']}{aliases}")
+        print(f"  {a['name'].ljust(w)}  {a['problem']}, {a['kind']}")
         print(f"  {' ' * w}  guarantee: {a['guarantee']}")
         print(f"  {' ' * w}  source: {a['source']}")
     print("\nsuites:")
@@ -288,7 +286,7 @@ def _resume_command(args: argparse.Namespace, out: Path) -> str:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """``anonratio run [SUITE] [--out DIR] [--jobs N] [--scheduler ADDR] [--time-limit S]
-    [--memory-limit MB]``: a durable sweep (journaled, resumable, locked; docs in the README)."""
+    [--memory-limit MB]``: a durable sweep (journaled, resumable, locked; docs in docs/cli.md)."""
     from anonratio.bench._signals import NonBlockingStderr, StopRequested, stop_signals
     from anonratio.bench.journal import JOURNAL, Journal, JournalLocked, check_out_dir
 

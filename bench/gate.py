@@ -1,5 +1,5 @@
 """The quality gate: the ratios of every approximation algorithm and heuristic on the tracked
-instance sets, compared with a committed baseline (``anonratio gate``; the README, section
+instance sets, compared with a committed baseline (``anonratio gate``; docs/tracking.md, section
 *Quality gate*).
 
 :func:`gate_results` runs, in this process and on the working tree, every registered algorithm of
@@ -130,7 +130,7 @@ def _run_one(alg: Any, ref: Any, instance: Any, optimum: float | None) -> dict[s
 
 def gated_algorithms(names: Iterable[str] | None = None) -> list[str]:
     """The registry names the gate runs: every gated approximation algorithm and heuristic, or
-    those of ``names`` (aliases allowed).
+    those of ``names``.
 
     Raises
     ------
@@ -148,7 +148,7 @@ def gated_algorithms(names: Iterable[str] | None = None) -> list[str]:
         raise ValueError(f"no algorithm selected for the gate; gated algorithms: {gated}")
     out = []
     for name in names:
-        alg = registry.REGISTRY.get(registry.canonical_name(name))
+        alg = registry.REGISTRY.get(name)
         if alg is None:
             raise ValueError(f"unknown algorithm {name!r}; gated algorithms: {gated}")
         if alg.name not in gated:

@@ -108,7 +108,7 @@ _NAN = math.nan
 class RunRecord:
     """Everything one run of one algorithm on one instance produced: one result row.
 
-    The attributes are the result columns (docs/architecture.md; ``README.md`` "Results"): the
+    The attributes are the result columns (docs/architecture.md; docs/results.md): the
     instance's (``problem`` … ``params``, ``k``, ``m``, ``family_params``, ``instance_seed``,
     ``known_optimum``), the run's (``algorithm`` … ``peak_mb``, ``time_limit``, ``objective``,
     ``run_lower_bound``, ``run_lower_bound_source``, ``error``, ``info``) and the per-instance

@@ -316,20 +316,12 @@ def _md_cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def _md_name(algorithm: Algorithm) -> str:
-    name = f"`{algorithm.name}`"
-    if algorithm.aliases:
-        label = "alias" if len(algorithm.aliases) == 1 else "aliases"
-        name += f" ({label} " + ", ".join(f"`{a}`" for a in algorithm.aliases) + ")"
-    return name
-
-
 def algorithms_markdown(algorithms: Iterable[Algorithm] | None = None) -> str:
     """The Markdown table of the registered algorithms (``anonratio list --markdown``).
 
-    One row per algorithm, in registry order: name (with its former names, aliases), problem,
+    One row per algorithm, in registry order: name, problem,
     kind, proven guarantee (``guarantee_text``), source and running time (``complexity``). The
-    README's algorithm table is this text, so it cannot drift from the registry.
+    algorithm table of docs/algorithms.md is this text, so it cannot drift from the registry.
 
     Parameters
     ----------
@@ -351,7 +343,7 @@ def algorithms_markdown(algorithms: Iterable[Algorithm] | None = None) -> str:
     ]
     for a in algorithms:
         cells = [a.problem, a.kind, a.guarantee_text, a.source, a.complexity]
-        lines.append("| " + " | ".join([_md_name(a)] + [_md_cell(c) for c in cells]) + " |")
+        lines.append("| " + " | ".join([f"`{a.name}`"] + [_md_cell(c) for c in cells]) + " |")
     return "\n".join(lines)
 
 

@@ -1,6 +1,6 @@
 """Studies declared in TOML files: which instances, algorithms, seeds and limits a sweep runs.
 
-A study file (format in the README, section *Suites*) is read with :mod:`tomllib` and checked
+A study file (format in docs/suites.md) is read with :mod:`tomllib` and checked
 before anything runs: unknown keys, wrong types, unknown families, algorithms and family
 parameters, empty grids and algorithms of another problem are refused with a message that
 names the file, the line, the key and what is known

@@ -39,7 +39,7 @@
   exact solvers (the lists have up to 18839 items).
 
 Each suite is a study file, ``bench/studies/<name>.toml`` (shipped with the package; the format
-and its checks: :mod:`anonratio.bench.studies` and the README, section *Suites*);
+and its checks: :mod:`anonratio.bench.studies` and docs/suites.md);
 :func:`get_suite` also takes the path of a user's own study file (``my-study.toml``).
 
 A suite never holds a task its algorithm does not support (``factor-2`` needs k = 2,
