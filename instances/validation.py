@@ -350,10 +350,14 @@ def check_time_limit(
 
 
 def dispatch(methods: Mapping[str, Any], method: Any, instance: Any, **kwargs: Any) -> Any:
-    """Call ``methods[method](instance, **kwargs)`` (networkx ``flow/maxflow.py`` style).
+    """Call ``method(instance, **kwargs)`` (networkx ``flow/maxflow.py`` style).
 
-    ``ValueError`` naming ``method`` and the known names when ``method`` is unknown.
+    ``method`` is the algorithm itself (a callable) or its registry name, a key of ``methods``
+    (``"kanon-cpsat"``); ``ValueError`` naming ``method`` and the known names when the name is
+    unknown.
     """
+    if callable(method):
+        return method(instance, **kwargs)
     return methods[check_choice("method", method, methods)](instance, **kwargs)
 
 

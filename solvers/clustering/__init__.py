@@ -1,12 +1,14 @@
 """Approximation algorithms and baselines for anonymity via clustering (Aggarwal et al., PODS
 2006), one module per algorithm.
 
-``cluster(instance, method=...)`` dispatches on ``method`` through :data:`METHODS`; each method
-solves one problem (an instance of another is refused with a ``TypeError`` naming it).
+``cluster(instance, method=...)`` takes the algorithm's registry name (a key of
+:data:`METHODS`) or the function itself; each method solves one problem (an instance of
+another is refused with a ``TypeError`` naming it).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from anonratio.instances import Solution
@@ -24,7 +26,7 @@ from . import (
 
 __all__ = ["cluster", "METHODS"]
 
-#: method name -> algorithm: r-gather (§2.2), (r, eps)-gather (§2.3), (k, r)-center (§2.4),
+#: registry name -> algorithm: r-gather (§2.2), (r, eps)-gather (§2.3), (k, r)-center (§2.4),
 #: primal-dual cellular clustering (§3), r-cellular clustering (§3.1), and two r-gather baselines
 METHODS = {
     "r-gather": r_gather.r_gather,
@@ -37,15 +39,21 @@ METHODS = {
 }
 
 
-def cluster(instance: Any, *, method: str = "r-gather", **kwargs: Any) -> Solution:
+def cluster(
+    instance: Any, *, method: str | Callable[..., Solution] = "r-gather", **kwargs: Any
+) -> Solution:
     """Cluster ``instance`` with the algorithm ``method`` (``seed=`` where it takes one).
 
     Parameters
     ----------
     instance : RGatherInstance, REpsGatherInstance, KRCenterInstance, CellularInstance or
         RCellularInstance, as ``method`` requires
-    method : {"r-gather", "r-eps-gather", "kr-center", "primal-dual", "r-cellular",
-        "greedy-gather", "min-size-kmeans"}
+    method : str or callable
+        A registry name, ``"r-gather"``, ``"r-eps-gather"``, ``"kr-center"``,
+        ``"primal-dual"``, ``"r-cellular"``, ``"greedy-gather"`` or ``"min-size-kmeans"``, or
+        an algorithm itself (``method=r_gather.r_gather``).
+    **kwargs
+        Passed to the algorithm (``seed``, ...).
 
     Returns
     -------

@@ -1,12 +1,13 @@
 """k-anonymity approximation algorithms (Aggarwal et al. 2005, §4-§6).
 
-``k_anonymize(instance, method=...)`` dispatches on ``method`` through :data:`METHODS`; the
-algorithms themselves are in their modules (``forest.forest``, ``factor_2.one_two_factor``,
-``factor_3.two_factor``).
+``k_anonymize(instance, method=...)`` takes the algorithm's registry name (a key of
+:data:`METHODS`) or the function itself; the algorithms themselves are in their modules
+(``forest.forest``, ``factor_2.one_two_factor``, ``factor_3.two_factor``, ...).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -15,12 +16,14 @@ from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.validation import dispatch
 
 from . import (
+    box_greedy,
     datafly,
     decompose_component,
     factor_2,
     factor_3,
     forest,
     incognito,
+    local_search,
     min_weight_factor,
     mondrian,
     samarati,
@@ -38,9 +41,11 @@ __all__ = [
     "incognito",
     "datafly",
     "mondrian",
+    "box_greedy",
+    "local_search",
 ]
 
-#: method name -> algorithm
+#: registry name -> algorithm
 METHODS = {
     "forest": forest.forest,
     "factor-2": factor_2.one_two_factor,
@@ -50,13 +55,15 @@ METHODS = {
     "datafly": datafly.datafly,
     "mondrian": mondrian.mondrian,
     "mondrian-relaxed": mondrian.mondrian_relaxed,
+    "kanon-box-greedy": box_greedy.box_greedy,
+    "kanon-local-search": local_search.local_search,
 }
 
 
 def k_anonymize(
     instance: KAnonymityInstance,
     *,
-    method: str = "forest",
+    method: str | Callable[..., Solution] = "forest",
     seed: int | np.random.Generator | None = None,
     **kwargs: Any,
 ) -> Solution:
@@ -65,15 +72,20 @@ def k_anonymize(
     Parameters
     ----------
     instance : KAnonymityInstance
-    method : {"forest", "factor-2", "factor-3", "samarati", "incognito", "datafly", "mondrian", \
-"mondrian-relaxed"}
+    method : str or callable
+        A registry name, ``"forest"``, ``"factor-2"``, ``"factor-3"``, ``"samarati"``,
+        ``"incognito"``, ``"datafly"``, ``"mondrian"``, ``"mondrian-relaxed"``,
+        ``"kanon-box-greedy"`` or ``"kanon-local-search"``, or an algorithm itself
+        (``method=forest.forest``).
         ``"forest"``: FOREST + DECOMPOSE-COMPONENT, ratio max(2k−1, 3k−5), any k (Aggarwal et al.
         2005, §4). ``"factor-2"``: minimum-weight [1,2]-factor, k = 2, ratio 1.5 on binary tables
         and 2 for suppression on any alphabet (§5). ``"factor-3"``: minimum-weight 2-factor and
         cycle decomposition, k = 3, ratio 2 on binary tables (§6). The classic algorithms of
         the survey of Ciriani et al. (2009), no ratio: ``"samarati"``, ``"incognito"`` and
         ``"datafly"`` (full-domain generalization, global recoding), ``"mondrian"`` and
-        ``"mondrian-relaxed"`` (multidimensional partitioning, local recoding).
+        ``"mondrian-relaxed"`` (multidimensional partitioning, local recoding). No ratio either:
+        ``"kanon-box-greedy"`` and ``"kanon-local-search"`` (its local search from FOREST's and
+        the box greedy's partitions).
     seed : int, numpy.random.Generator or None
     **kwargs
         Passed to the algorithm (e.g. ``time_limit`` for the factor algorithms).

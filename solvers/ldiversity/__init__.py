@@ -1,12 +1,13 @@
 """l-diversity by suppression (Xiao, Yi and Tao, EDBT 2010, §4-§6).
 
-``ldiversify(instance, method=...)`` dispatches on ``method`` through :data:`METHODS`; the
-algorithms themselves are in their modules (``tp.tp``, ``tp_plus.tp_plus``, ``hilbert.hilbert``,
-``matching.matching``).
+``ldiversify(instance, method=...)`` takes the algorithm's registry name (a key of
+:data:`METHODS`) or the function itself; the algorithms themselves are in their modules
+(``tp.tp``, ``tp_plus.tp_plus``, ``hilbert.hilbert``, ``matching.matching``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from . import hilbert, matching, metrics, tp, tp_plus
 
 __all__ = ["ldiversify", "METHODS", "tp", "tp_plus", "hilbert", "matching", "metrics"]
 
-#: method name -> algorithm
+#: registry name -> algorithm
 METHODS = {
     "tp": tp.tp,
     "tp-plus": tp_plus.tp_plus,
@@ -31,7 +32,7 @@ METHODS = {
 def ldiversify(
     instance: LDiversityInstance,
     *,
-    method: str = "tp",
+    method: str | Callable[..., Solution] = "tp",
     seed: int | np.random.Generator | None = None,
     **kwargs: Any,
 ) -> Solution:
@@ -40,7 +41,8 @@ def ldiversify(
     Parameters
     ----------
     instance : LDiversityInstance
-    method : {"tp", "tp-plus", "hilbert", "matching"}
+    method : str or callable
+        A registry name or an algorithm itself (``method=tp.tp``).
         ``"tp"``: the three-phase algorithm (§5), optimal for tuples when it ends in phase 1,
         within ``l - 1`` tuples when in phase 2, O(l d) for stars (Theorem 5.19). ``"tp-plus"``:
         TP, then Hilbert on the residue (§6.1; TP's guarantee). ``"hilbert"``: the Hilbert-order

@@ -1,10 +1,12 @@
 """Zip codes: connected parts of a node-weighted planar graph (Du et al. 2009, §2).
 
-``partition_zip_codes(instance, method=...)`` dispatches on ``method`` through :data:`METHODS`.
+``partition_zip_codes(instance, method=...)`` takes the algorithm's registry name (a key
+of :data:`METHODS`) or the function itself.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -16,14 +18,14 @@ from . import low_degree_tree, spanning_tree_split
 
 __all__ = ["partition_zip_codes", "METHODS", "spanning_tree_split", "low_degree_tree"]
 
-#: method name -> algorithm
+#: registry name -> algorithm
 METHODS = {"spanning-tree-split": spanning_tree_split.spanning_tree_split}
 
 
 def partition_zip_codes(
     instance: ZipCodesInstance,
     *,
-    method: str = "spanning-tree-split",
+    method: str | Callable[..., Solution] = "spanning-tree-split",
     seed: int | np.random.Generator | None = None,
     **kwargs: Any,
 ) -> Solution:

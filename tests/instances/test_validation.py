@@ -266,6 +266,11 @@ def test_dispatch():
         dispatch(methods, "x", 3)
 
 
+def test_dispatch_takes_the_function_itself():
+    # networkx style: the algorithm itself, known to the table or not
+    assert dispatch({}, lambda x, *, by=2: x * by, 3, by=4) == 12
+
+
 # -- the generators validate their seeds with check_random_state --------------------------------
 @pytest.mark.parametrize(
     "make",

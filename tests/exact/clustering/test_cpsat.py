@@ -195,13 +195,20 @@ def test_bad_input():
 
 def test_dispatcher():
     inst = KRCenterInstance(np.arange(6.0), 2, 3)
-    assert set(METHODS) == {"cpsat", "highs", "cbc"}
-    for method in METHODS:
+    # the registry names, "<problem>-<solver>", for the five problems
+    assert len(METHODS) == 15 and "r-eps-gather-cbc" in METHODS
+    for method in ("kr-center-cpsat", "kr-center-highs", "kr-center-cbc"):
         sol = solve_clustering(inst, method=method, time_limit=10)
-        assert sol.algorithm == f"{inst.problem}-{method}"
+        assert sol.algorithm == method
         check_optimal(inst, sol, 1.0)
+    assert solve_clustering(inst, time_limit=10).algorithm == "kr-center-cpsat"
+    assert solve_clustering(inst, method=solve_highs).algorithm == "kr-center-highs"
     with pytest.raises(ValueError, match="method"):
         solve_clustering(inst, method="gurobi")
+    with pytest.raises(ValueError, match="^`method` must be a model of the instance's problem"):
+        solve_clustering(inst, method="r-gather-cpsat")
+    with pytest.raises(ValueError, match="method"):
+        solve_clustering(inst, method="cpsat")  # the former names are gone
 
 
 #: 5 points each whose float costs CP-SAT's own objective scaling resolved to about 1e-6 only:

@@ -191,7 +191,7 @@ def test_large_rounds_run_without_presolve():
 
 def test_dispatch_through_solve_k_anonymity(kx):
     instance = kx.binary_instance(8, 4, 2, seed=4)
-    sol = solve_k_anonymity(instance, method="cpsat", time_limit=10)
+    sol = solve_k_anonymity(instance, method="kanon-cpsat", time_limit=10)
     check_optimal(instance, sol, kx.brute_force(instance))
 
 
@@ -217,8 +217,10 @@ def test_bad_parameters(kx, kwargs, message):
 
 
 def test_unknown_method(kx):
-    with pytest.raises(ValueError, match=r"`method` must be one of \['cbc', 'cpsat', 'highs'\]"):
-        solve_k_anonymity(kx.binary_instance(8, 4, 2, seed=0), method="gurobi")
+    message = r"`method` must be one of \['kanon-cbc', 'kanon-cpsat', 'kanon-highs'\]"
+    for bad in ("gurobi", "cpsat"):  # the former name too
+        with pytest.raises(ValueError, match=message):
+            solve_k_anonymity(kx.binary_instance(8, 4, 2, seed=0), method=bad)
 
 
 def test_instance_type_is_checked():

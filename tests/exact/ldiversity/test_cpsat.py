@@ -120,11 +120,12 @@ def test_too_many_patterns_is_memory_limit(monkeypatch):
 
 def test_dispatch_and_validation():
     instance = random_instance(9, n=6, l=2, m=2)
-    assert set(METHODS) == {"cpsat", "highs", "cbc"}
+    assert set(METHODS) == {"ldiv-cpsat", "ldiv-highs", "ldiv-cbc"}
     assert solve_ldiversity(instance).algorithm == "ldiv-cpsat"
-    assert solve_ldiversity(instance, method="highs").algorithm == "ldiv-highs"
-    with pytest.raises(ValueError):
-        solve_ldiversity(instance, method="nope")
+    assert solve_ldiversity(instance, method="ldiv-highs").algorithm == "ldiv-highs"
+    for bad in ("nope", "highs"):  # the former name too
+        with pytest.raises(ValueError, match="`method` must be one of"):
+            solve_ldiversity(instance, method=bad)
     with pytest.raises(ValueError):
         solve_cpsat(instance, time_limit=0)
     with pytest.raises(ValueError):
