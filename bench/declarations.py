@@ -139,8 +139,6 @@ class Algorithm:
         (the zip-code CP-SAT model starts from the spanning-tree split), computed within the
         run's time limit (:meth:`run`); a hint that takes ``time_limit`` gets
         :data:`WARM_START_SHARE` of it.
-    aliases : tuple of str
-        Former names, still accepted by the CLI and :func:`~anonratio.bench.registry.get_algorithm`.
     gated : bool
         Tracked by the quality gate (``anonratio gate``); False for an algorithm whose solution
         is another registered algorithm's (``kanon-certified`` returns ``kanon-local-search``'s
@@ -158,7 +156,6 @@ class Algorithm:
     options: Mapping[str, Any] = field(default_factory=dict)
     requires: Callable[[Any], str | None] | None = None
     hint: Callable[..., Solution] | None = None
-    aliases: tuple[str, ...] = ()
     gated: bool = True
 
     def __post_init__(self) -> None:

@@ -1,8 +1,9 @@
 """The registry: every algorithm and instance family the bench knows, collected from the problem
 modules of :mod:`anonratio.bench.problems`, where each is declared once.
 
-Algorithm names are unique across problems (the CLI looks them up by name); an algorithm that got
-a problem prefix keeps its former name as an alias (``cpsat`` for ``kanon-cpsat``).
+Algorithm names are unique across problems (the CLI looks them up by name), and an algorithm has
+one name: the front functions (``k_anonymize(instance, method="forest")``,
+``solve_k_anonymity(instance, method="kanon-cpsat")``) take the same names.
 """
 
 from __future__ import annotations
@@ -19,18 +20,15 @@ __all__ = [
     "REGISTRY",
     "FAMILIES",
     "HUNTS",
-    "ALIASES",
     "get_algorithm",
-    "canonical_name",
     "algorithms_for",
     "generate",
     "coerce_param",
 ]
 
 
-def _collect() -> tuple[dict[str, Algorithm], dict[str, str], dict[str, Family]]:
+def _collect() -> tuple[dict[str, Algorithm], dict[str, Family]]:
     algorithms: dict[str, Algorithm] = {}
-    aliases: dict[str, str] = {}
     families: dict[str, Family] = {}
     for module in PROBLEMS:
         # a module declares one problem, or a tuple of problems that share their data
@@ -38,34 +36,26 @@ def _collect() -> tuple[dict[str, Algorithm], dict[str, str], dict[str, Family]]
         for alg in module.ALGORITHMS:
             if alg.problem not in declared:
                 raise ValueError(f"{alg.name} is declared in {module.__name__} for {alg.problem}")
-            for name in (alg.name, *alg.aliases):
-                if name in algorithms or name in aliases:
-                    raise ValueError(f"algorithm name {name!r} is declared twice")
+            if alg.name in algorithms:
+                raise ValueError(f"algorithm name {alg.name!r} is declared twice")
             algorithms[alg.name] = alg
-            aliases.update((alias, alg.name) for alias in alg.aliases)
         for family in module.FAMILIES:
             if family.name in families:
                 raise ValueError(f"family {family.name!r} is declared twice")
             families[family.name] = family
-    return algorithms, aliases, families
+    return algorithms, families
 
 
 #: name -> Algorithm, in declaration order (problem by problem)
-#: former name -> registry name
 #: name -> Family
-REGISTRY, ALIASES, FAMILIES = _collect()
+REGISTRY, FAMILIES = _collect()
 
 #: problem -> how the worst-case hunter searches it (the problem modules' ``HUNTS``)
 HUNTS: dict[str, Hunt] = {h.problem: h for module in PROBLEMS for h in getattr(module, "HUNTS", ())}
 
 
-def canonical_name(name: str) -> str:
-    """The registry name of ``name`` (itself, or what the alias stands for)."""
-    return ALIASES.get(name, name)
-
-
 def get_algorithm(name: str) -> Algorithm:
-    """The registered :class:`Algorithm` called ``name`` (or a former name of it).
+    """The registered :class:`Algorithm` called ``name``.
 
     Raises
     ------
@@ -73,7 +63,7 @@ def get_algorithm(name: str) -> Algorithm:
         ``unknown algorithm 'x'; known: [...]``.
     """
     try:
-        return REGISTRY[canonical_name(name)]
+        return REGISTRY[name]
     except (KeyError, TypeError):
         raise ValueError(f"unknown algorithm {name!r}; known: {sorted(REGISTRY)}") from None
 

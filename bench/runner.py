@@ -279,7 +279,7 @@ def run_record(
     ----------
     instance : a registered instance type (e.g. KAnonymityInstance)
     algorithm : str
-        Registry name (or a former name, an alias).
+        Registry name.
     seed : int or None
         The seed the algorithm receives (recorded as ``seed``); an integer >= 0.
     time_limit : float

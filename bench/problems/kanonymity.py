@@ -3,8 +3,7 @@ instance families and its algorithms, each declared once.
 
 Algorithms: FOREST + DECOMPOSE-COMPONENT (§4), the minimum-weight [1,2]-factor for k = 2 (§5) and
 the minimum-weight 2-factor for k = 3 (§6), beside the exact set-partitioning model solved by
-CP-SAT, HiGHS and CBC (``kanon-cpsat``, ``kanon-highs``, ``kanon-cbc``; formerly ``cpsat``,
-``highs``, ``cbc``, still accepted).
+CP-SAT, HiGHS and CBC (``kanon-cpsat``, ``kanon-highs``, ``kanon-cbc``).
 
 References
 ----------
@@ -452,7 +451,6 @@ ALGORITHMS = (
         "(anonratio.exact.kanonymity)",
         complexity="exponential (clause learning / branch and bound)",
         hint=_best_known_hint,
-        aliases=("cpsat",),
     ),
     Algorithm(
         name="kanon-highs",
@@ -464,7 +462,6 @@ ALGORITHMS = (
         source="set-partitioning ILP solved by HiGHS through PuLP (anonratio.exact.kanonymity)",
         complexity="exponential (branch and bound)",
         hint=_best_known_hint,
-        aliases=("highs",),
     ),
     Algorithm(
         name="kanon-cbc",
@@ -476,7 +473,6 @@ ALGORITHMS = (
         source="set-partitioning ILP solved by CBC through PuLP (anonratio.exact.kanonymity)",
         complexity="exponential (branch and bound)",
         hint=_best_known_hint,
-        aliases=("cbc",),
     ),
 )
 

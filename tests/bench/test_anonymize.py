@@ -94,7 +94,7 @@ def test_anonymize_keeps_a_comma_separator_and_exact_solvers_are_no_worse(
 ):
     data = _write_csv(tmp_path / "data.csv", sep=",")
     forest = _anonymize(capsys, data, tmp_path / "forest.csv", k=2)
-    exact = _anonymize(capsys, data, tmp_path / "cpsat.csv", "--algorithm", "cpsat", k=2)
+    exact = _anonymize(capsys, data, tmp_path / "cpsat.csv", "--algorithm", "kanon-cpsat", k=2)
     assert exact["cost"] <= forest["cost"] + 1e-9
     assert forest["cost"] <= forest["guarantee"] * exact["cost"] + 1e-9
     for name in ("forest.csv", "cpsat.csv"):

@@ -78,9 +78,9 @@ def test_bin_covering_registry_entries():
     assert "Theorem 10" in REGISTRY["spread-random"].source
     assert "Theorem 11" in REGISTRY["relaxed"].source
     assert "bicriteria" in REGISTRY["relaxed"].guarantee_text
-    # names stay unique across problems; the k-anonymity names still resolve to themselves
+    # names stay unique across problems; each problem's exact models carry its prefix
     assert len(REGISTRY) == len({a.name for a in REGISTRY.values()})
-    assert get_algorithm("cpsat").problem == "k-anonymity"
+    assert get_algorithm("kanon-cpsat").problem == "k-anonymity"
     with pytest.raises(ValueError, match=r"unknown algorithm 'fold'; known: \[.*'fold-random'"):
         get_algorithm("fold")
 

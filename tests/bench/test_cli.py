@@ -62,7 +62,15 @@ def test_list_json_has_problems_families_algorithms_and_suites(capsys):
 def test_list_text_names_every_algorithm(capsys):
     assert main(["list"]) == 0
     out = capsys.readouterr().out
-    for name in ("forest", "factor-2", "factor-3", "cpsat", "highs", "kanon-binary", "quick"):
+    for name in (
+        "forest",
+        "factor-2",
+        "factor-3",
+        "kanon-cpsat",
+        "kanon-highs",
+        "kanon-binary",
+        "quick",
+    ):
         assert name in out
     assert "guarantee: max(2k-1, 3k-5)" in out
 
@@ -89,7 +97,7 @@ def test_generate_and_solve_round_trip_with_forest_and_cpsat(tmp_path, capsys):
     path, info = _generate(tmp_path, capsys, n=10, m=4, k=2)
     assert info["n"] == 10 and info["params"]["k"] == 2 and info["family"] == "kanon-binary"
 
-    exact = _solve(path, capsys, "cpsat", "--time-limit", "30")
+    exact = _solve(path, capsys, "kanon-cpsat", "--time-limit", "30")
     assert SOLVE_FIELDS <= set(exact)
     assert exact["verified"] is True and exact["status"] == "optimal"
     assert exact["optimum_status"] == "opt" and exact["ratio"] == pytest.approx(1.0)
@@ -291,7 +299,7 @@ def test_run_writes_results_summary_and_plots_under_results_suite(tmp_path, caps
     tasks = [
         Task("kanon-binary", {"n": 8, "m": 3, "k": k}, seed=s, algorithm=a, time_limit=20.0)
         for k, s in ((2, 0), (3, 1))
-        for a in ("forest", "cpsat")
+        for a in ("forest", "kanon-cpsat")
     ]
     tiny = suites.Suite(name="tiny", description="test suite", tasks=lambda: tasks)
     monkeypatch.setattr(suites, "get_suite", lambda name: tiny)
@@ -306,6 +314,6 @@ def test_run_writes_results_summary_and_plots_under_results_suite(tmp_path, caps
     forest = df[df["algorithm"] == "forest"]
     assert np.all(forest["ratio"] <= forest["guarantee"] + 1e-9)
     summary = pd.DataFrame(data["summary"])
-    assert set(summary["algorithm"]) == {"forest", "cpsat"}
+    assert set(summary["algorithm"]) == {"forest", "kanon-cpsat"}
     assert summary["runs"].sum() == len(tasks)
     assert any(p.endswith("ratios_k-anonymity.png") for p in data["files"]["plots"])
