@@ -8,9 +8,10 @@ least ``k`` copies of the ``u`` unique records::
     min  sum_G cost_G x_G  [+ (sum_j w_j) sum_i del_i]
     s.t. sum_G mult_G(i) x_G [+ del_i] = c_i     for every unique record i,   x, del >= 0
 
-is solved by column generation: a restricted master LP (HiGHS, warm-started as columns arrive)
-gives prices ``pi``; :class:`~anonratio.exact.kanonymity.box_pricing.BoxLattice` prices every
-group exactly at a Wentges-smoothed point ``y = alpha * center + (1 − alpha) * pi``.
+is solved by column generation (:mod:`anonratio.exact.kanonymity.column_generation`): a
+restricted master LP (HiGHS, warm-started as columns arrive) gives prices ``pi``;
+:class:`~anonratio.exact.kanonymity.box_pricing.BoxLattice` prices every group exactly at a
+Wentges-smoothed point ``y = alpha * center + (1 − alpha) * pi``.
 
 **A valid bound at every iteration** (the Lagrangian bound). Every partition has
 ``sum_G |G| x_G [+ sum_i del_i] = n``; so for any prices ``y``,
@@ -32,26 +33,34 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from time import perf_counter
 
-import highspy
 import numpy as np
 
 from anonratio.exact.kanonymity.box_lp import ascend, box_lp
 from anonratio.exact.kanonymity.box_pricing import MAX_LATTICE_NODES, BoxLattice, lattice_nodes
-from anonratio.exact.kanonymity.columns import cover_master
+from anonratio.exact.kanonymity.column_generation import RTOL, Master, generate, lagrangian
 from anonratio.exact.kanonymity.compact_lp import MAX_PAIRS, closed_boxes, compact_lp
 from anonratio.exact.kanonymity.subset_row import SubsetRowBound, proven_bound, subset_row_bound
 from anonratio.instances import KAnonymityInstance
 from anonratio.instances.kanonymity.instance import nn_prices
 
 __all__ = [
-    "BOUND_SOURCES", "LPBound", "Master", "lp_bound", "nn_bound", "groups_of", "recheck",
+    "BOUND_SOURCES",
+    "LPBound",
+    "lp_bound",
+    "nn_bound",
+    "recheck",
     "check_bound",
-]  # fmt: skip
+]
 
 #: the names a bound's ``source`` takes, weakest stage first
 BOUND_SOURCES = (
-    "nn-distance", "compact-lp", "dual-ascent", "box-lp", "lp-lagrangian", "subset-row",
-)  # fmt: skip
+    "nn-distance",
+    "compact-lp",
+    "dual-ascent",
+    "box-lp",
+    "lp-lagrangian",
+    "subset-row",
+)
 
 #: share of ``time_limit`` the compact model may take
 COMPACT_SHARE = 0.75
@@ -60,9 +69,6 @@ COMPACT_SHARE = 0.75
 #: and 174 s on one core. A model is tried when this estimate from (pairs, seconds) here, with
 #: 25 % to spare, fits in its time.
 COMPACT_REFERENCE = (131_519, 27.0)
-
-#: relative tolerance of "the bound meets the master's value"
-_RTOL = 1e-6
 
 
 @dataclass
@@ -115,86 +121,6 @@ class LPBound:
     history: list = field(default_factory=list)
     master: Master | None = None
     subset_row: SubsetRowBound | None = None
-
-
-class Master:
-    """The restricted master LP over groups, in HiGHS, grown column by column.
-
-    Rows are the unique records (``= c_i``). Every row has a slack column: deletion at its cost
-    under row deletion, else an artificial at ``2k`` times it, so the master is always feasible
-    (the bound never depends on the master's value, only on the pricing). HiGHS solves it by
-    its interior-point method without crossover: central prices stabilize the generation.
-    """
-
-    def __init__(self, instance: KAnonymityInstance, counts: np.ndarray, seed: int = 0) -> None:
-        self.u, self.k = len(counts), instance.k
-        self.members: list[np.ndarray] = []  # the groups (padded rows) in column order
-        self.cost: list[float] = []
-        self._seen: set[bytes] = set()
-        h = self.highs = cover_master(instance, counts, seed)
-        h.setOptionValue("solver", "ipm")  # interior prices: central, hence stable, duals
-        h.setOptionValue("run_crossover", "off")
-
-    @property
-    def n_columns(self) -> int:
-        """Group columns (slacks excluded)."""
-        return len(self.cost)
-
-    def add(self, members: list[np.ndarray] | np.ndarray, cost: np.ndarray) -> int:
-        """Add the groups (padded rows, or arrays of any length) not already present; the
-        number added."""
-        rows, costs = [], []
-        for row, c in zip(members, cost, strict=True):
-            row = np.asarray(row, dtype=np.int64)
-            row = row[row >= 0]
-            key = row.tobytes()
-            if key not in self._seen:
-                self._seen.add(key)
-                rows.append(row)
-                costs.append(float(c))
-        if not rows:
-            return 0
-        starts, index, value = [], [], []
-        for row in rows:
-            ids, mult = np.unique(row, return_counts=True)
-            starts.append(len(index))
-            index.extend(ids.tolist())
-            value.extend(mult.tolist())
-        n = len(rows)
-        self.highs.addCols(
-            n, np.array(costs), np.zeros(n), np.full(n, highspy.kHighsInf), len(index),
-            np.array(starts, np.int32), np.array(index, np.int32), np.array(value, float),
-        )  # fmt: skip
-        self.members.extend(rows)
-        self.cost.extend(costs)
-        return n
-
-    def solve(self, time_limit: float) -> tuple[float, np.ndarray] | None:
-        """``(value, row prices)`` of the master, or None when HiGHS did not solve it."""
-        self.highs.setOptionValue("time_limit", max(0.01, float(time_limit)))
-        self.highs.run()
-        info = self.highs.getInfo()
-        if info.primal_solution_status != 2:  # kSolutionStatusFeasible
-            return None
-        value = float(self.highs.getInfo().objective_function_value)
-        return value, np.asarray(self.highs.getSolution().row_dual, dtype=float)
-
-
-def groups_of(instance: KAnonymityInstance, labels: np.ndarray) -> list[np.ndarray]:
-    """The groups of a labelling as arrays of unique-record ids (repeats for copies)."""
-    inverse = instance.unique_records[1]
-    labels = np.asarray(labels)
-    keep = np.flatnonzero(labels >= 0)
-    order = keep[np.argsort(labels[keep], kind="stable")]
-    cuts = np.flatnonzero(np.diff(labels[order])) + 1
-    return [np.sort(inverse[g]) for g in np.split(order, cuts)] if len(keep) else []
-
-
-def _padded(groups: list[np.ndarray], width: int) -> np.ndarray:
-    rows = np.full((len(groups), width), -1, dtype=np.int64)
-    for r, g in enumerate(groups):
-        rows[r, : len(g)] = g
-    return rows
 
 
 def lp_bound(
@@ -291,21 +217,21 @@ def lp_bound(
     if not use_master and perf_counter() < deadline:
         t2 = perf_counter()
         boxed = box_lp(
-            lattice, out.prices, deadline=deadline, cap=cap, seed=seed,
+            lattice,
+            out.prices,
+            deadline=deadline,
+            cap=cap,
+            seed=seed,
             progress=_tagged(progress, "box-lp"),
-        )  # fmt: skip
+        )
         out.box_rounds = boxed.rounds
         _offer(out, boxed.value, boxed.prices, "box-lp", perf_counter() - t2)
     if use_master and perf_counter() < deadline:
         t2 = perf_counter()
         master = Master(instance, counts, seed)
-        width = lattice.width
-        for labels in starts or []:
-            groups = groups_of(instance, labels)
-            rows = _padded(groups, max([width, *map(len, groups)]))
-            master.add(groups, lattice.cost(rows))
+        master.add_labellings(lattice, starts or [])
         out.master = master
-        best, center = _generate(out, lattice, master, out.prices, deadline, max_new, t0)
+        best, center = generate(out, lattice, master, out.prices, deadline, max_new, t0)
         _offer(out, best, center, "lp-lagrangian", perf_counter() - t2)
         if progress is not None and out.source == "lp-lagrangian":
             progress(out.value, out.prices.copy(), out.source)
@@ -318,7 +244,7 @@ def _cut(out, lattice, deadline, seed, t0, cuts):
         t1 = perf_counter()
         found = subset_row_bound(lattice, out.prices, out.value, deadline=deadline, seed=seed)
         out.stages["subset-row"] = (found.value, perf_counter() - t1)
-        if found.value > out.value + _RTOL * max(1.0, abs(out.value)):  # a gain, not rounding
+        if found.value > out.value + RTOL * max(1.0, abs(out.value)):  # a gain, not rounding
             out.value, out.source, out.subset_row = found.value, "subset-row", found
     out.history.append((perf_counter() - t0, out.value, out.lp_value))
     return out
@@ -364,7 +290,7 @@ def recheck(
     """
     check_bound(bound, lattice.u)
     t0 = perf_counter()
-    found = _lagrangian(lattice, np.asarray(bound.prices, dtype=float), deadline)
+    found = lagrangian(lattice, np.asarray(bound.prices, dtype=float), deadline)
     if found is None:
         return None
     value, prices, _ = found
@@ -410,10 +336,10 @@ def _compact(out, lattice, deadline, seed, max_pairs):
         out.stages["compact-lp"] = (None, perf_counter() - t1)  # too large, or out of time
         return False
     value, prices = solved
-    proven = _lagrangian(lattice, prices, None)
+    proven = lagrangian(lattice, prices, None)
     _offer(out, proven[0], proven[1], "compact-lp", perf_counter() - t1)
     out.lp_value = value
-    out.solved = proven[0] >= value - _RTOL * max(1.0, abs(value))
+    out.solved = proven[0] >= value - RTOL * max(1.0, abs(value))
     return out.solved
 
 
@@ -421,19 +347,6 @@ def _deletion_cap(lattice):
     """The cost of deleting one copy under row deletion, else None."""
     instance = lattice.instance
     return instance.deletion_cost if instance.row_deletion else None
-
-
-def _lagrangian(lattice, point, deadline, max_columns=1):
-    """The Lagrangian bound at ``point``, its dual-feasible prices and the pricing's groups
-    (:class:`Priced`); None when ``deadline`` passes first."""
-    counts = lattice.counts.astype(float)
-    priced = lattice.price(point, max_columns=max_columns, deadline=deadline)
-    if priced is None:
-        return None
-    shift = min(0.0, priced.shift)
-    if lattice.instance.row_deletion:
-        shift = min(shift, float(np.min(lattice.instance.deletion_cost - point)))
-    return float(point @ counts) + float(counts.sum()) * shift, point + shift, priced
 
 
 def _tagged(progress, source):
@@ -448,40 +361,3 @@ def _offer(out: LPBound, value: float, prices: np.ndarray, source: str, seconds:
     out.stages[source] = (value, seconds)
     if value > out.value:
         out.value, out.source, out.prices = value, source, prices
-
-
-def _generate(out, lattice, master, center, deadline, max_new, t0):
-    """Stabilized column generation from ``center``; the best Lagrangian bound and its prices.
-
-    Under row deletion a copy may be deleted at ``sum_j w_j``: the bound's least reduced cost
-    per copy covers deletions too.
-    """
-    best = float(center @ lattice.counts.astype(float))
-    max_new = max_new or max(200, lattice.u // 2)
-    alpha = 0.5
-    while perf_counter() < deadline:
-        solved = master.solve(deadline - perf_counter())
-        if solved is None:
-            break
-        value, pi = solved
-        out.cg_iterations += 1
-        out.lp_value = value
-        out.history.append((perf_counter() - t0, max(best, out.value), value))
-        if value <= best + _RTOL * max(1.0, abs(value)):
-            out.solved = True
-            break
-        for point in (alpha * center + (1 - alpha) * pi, pi):
-            proven = _lagrangian(lattice, point, deadline, max_new)
-            if proven is None:
-                return best, center
-            bound, feasible, priced = proven
-            if bound > best:
-                best, center = bound, feasible
-            if len(priced.rc) and priced.rc.min() < 0:
-                master.add(priced.members, priced.cost)
-                break
-            alpha = max(0.0, alpha - 0.25)  # a mispricing: trust the master's prices more
-        else:  # no negative group at the master's prices: the LP relaxation is solved
-            out.solved = True
-            break
-    return best, center

@@ -13,15 +13,9 @@ from hypothesis import given, settings
 from anonratio.bench.registry import generate
 from anonratio.exact.kanonymity import set_partitioning, solve_cpsat, solve_highs
 from anonratio.exact.kanonymity.box_pricing import BoxLattice
+from anonratio.exact.kanonymity.column_generation import Master, groups_of
 from anonratio.exact.kanonymity.compact_lp import MAX_PAIRS
-from anonratio.exact.kanonymity.lp_bound import (
-    BOUND_SOURCES,
-    Master,
-    ascend,
-    groups_of,
-    lp_bound,
-    recheck,
-)
+from anonratio.exact.kanonymity.lp_bound import BOUND_SOURCES, ascend, lp_bound, recheck
 from anonratio.instances import lower_bound, verify
 from anonratio.solvers.kanonymity.forest import forest
 
