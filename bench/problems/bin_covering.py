@@ -20,6 +20,8 @@ Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009, §4 
 11), §5 (experiments, Figure 7).
 """
 
+from functools import partial
+
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee
 from anonratio.bench.hunt_library import worst_found_family
 from anonratio.exact.bin_covering import solve_cbc, solve_cpsat, solve_highs
@@ -134,22 +136,6 @@ FAMILIES = (
 # ---------------------------------------------------------------------------------------------
 # algorithms
 # ---------------------------------------------------------------------------------------------
-def _fold_guarantee(instance, solution=None):
-    return fold_guarantee(instance)
-
-
-def _spread_guarantee(instance, solution=None):
-    return spread_guarantee(instance)
-
-
-def _simplified_spread_guarantee(instance, solution=None):
-    return simplified_spread_guarantee(instance)
-
-
-def _relaxed_guarantee(instance, solution=None):
-    return relaxed_guarantee(instance, epsilon=RELAXED_EPSILON)
-
-
 _DU = "Du et al. 2009"
 _LB = "LB = max(k, max x, ceil(S / floor(S/k)))"
 
@@ -157,21 +143,21 @@ _LB = "LB = max(k, max x, ceil(S / floor(S/k)))"
 _BY_ORDER = (
     (
         fold,
-        _fold_guarantee,
+        fold_guarantee,
         f"max(k-1+max x, 3k-3) / LB < 3 ({_LB})",
         f"{_DU}, §4 Theorem 7 (Fold)",
         "O(n) after the O(n log n) sort",
     ),
     (
         spread,
-        _spread_guarantee,
+        spread_guarantee,
         "5/2",
         f"{_DU}, §4 Theorem 10 (Spread, with its exhaustive small case)",
         "O(n log n); the small case (<= 3 bins) adds a budgeted exhaustive search",
     ),
     (
         simplified_spread,
-        _simplified_spread_guarantee,
+        simplified_spread_guarantee,
         f"max(k-1+max x, 3k-3) / LB < 3 (Theorem 7's argument, derived here; the paper "
         f"proves no ratio for it; {_LB})",
         f"{_DU}, §5 (the experiments' simplified Spread, Figure 7)",
@@ -206,7 +192,7 @@ ALGORITHMS = (
         problem=PROBLEM,
         kind="approximation",
         function=relaxed_scheme,
-        guarantee=_relaxed_guarantee,
+        guarantee=partial(relaxed_guarantee, epsilon=RELAXED_EPSILON),
         guarantee_text=f"bicriteria, eps = {RELAXED_EPSILON:g}: cost <= (1+eps)(OPT + eps k), "
         "ratio <= (1+eps)(1 + eps k/LB) <= (1+eps)^2; bins only >= (1-2eps)k (relaxed rows)",
         source=f"{_DU}, §4 Theorem 11 (relaxed approximation scheme)",

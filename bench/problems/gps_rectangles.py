@@ -105,10 +105,6 @@ FAMILIES = (
 # ---------------------------------------------------------------------------------------------
 # algorithms
 # ---------------------------------------------------------------------------------------------
-def _kdtree_guarantee(instance, solution=None):
-    return kdtree_split_guarantee(instance)
-
-
 _LB = "LB = max(k, max w, ceil(W / floor(W/k)))"
 _KD_TEXT = f"(4(k-1) + max w) / LB < 5 ({_LB})"
 
@@ -118,7 +114,7 @@ ALGORITHMS = (
         problem=PROBLEM,
         kind="approximation",
         function=kdtree_split,
-        guarantee=_kdtree_guarantee,
+        guarantee=kdtree_split_guarantee,
         guarantee_text=_KD_TEXT,
         source=f"{_DU}, §3 Theorem 4 (kd-tree splitting)",
         complexity="O(n log^2 n) balanced, O(n^2 log n) worst case (sorting per tree level)",
@@ -150,7 +146,7 @@ ALGORITHMS = (
         problem=PROBLEM,
         kind="heuristic",
         function=guillotine,
-        guarantee=_kdtree_guarantee,
+        guarantee=kdtree_split_guarantee,
         guarantee_text=f"best guillotine partition <= kd-tree cost: {_KD_TEXT}; an upper "
         "bound on the optimum (optimal when it meets LB or W < 5k)",
         source=f"{_DU}, §3 (kd-tree cuts are guillotine cuts); dynamic programming over grid "

@@ -20,6 +20,7 @@ from anonratio.bench.declarations import (
     certified_run,
     exact_guarantee,
     needs_k,
+    no_guarantee,
 )
 from anonratio.bench.hunt_library import worst_found_family
 from anonratio.exact.kanonymity import solve_cbc, solve_cpsat, solve_highs
@@ -274,22 +275,6 @@ def _best_known_hint(instance, seed=None, time_limit=HINT_MAX_S):
     return local_search(instance, seed=seed, time_limit=min(HINT_MAX_S, time_limit))
 
 
-def _forest_guarantee(instance, solution=None):
-    return forest_guarantee(instance.k)
-
-
-def _factor_2_guarantee(instance, solution=None):
-    return one_two_factor_guarantee(instance)
-
-
-def _factor_3_guarantee(instance, solution=None):
-    return two_factor_guarantee(instance)
-
-
-def _no_guarantee(instance, solution=None):
-    return None
-
-
 def _small_lattice(instance):
     """Samarati and Incognito enumerate the generalization lattice: refuse a huge one."""
     size = float(np.prod(instance.heights + 1.0))
@@ -312,7 +297,7 @@ ALGORITHMS = (
         problem=PROBLEM,
         kind="approximation",
         function=forest,
-        guarantee=_forest_guarantee,
+        guarantee=forest_guarantee,
         guarantee_text="max(2k-1, 3k-5)",
         source=f"{_AGGARWAL}, §4 (FOREST + DECOMPOSE-COMPONENT)",
         complexity="exact (k-1)-nearest neighbours of the unique records (pigeonhole boxes: about "
@@ -323,7 +308,7 @@ ALGORITHMS = (
         problem=PROBLEM,
         kind="approximation",
         function=one_two_factor,
-        guarantee=_factor_2_guarantee,
+        guarantee=one_two_factor_guarantee,
         guarantee_text="1.5 (binary), 2 (suppression, any alphabet); k = 2 only",
         source=f"{_AGGARWAL}, §5 (minimum-weight [1,2]-factor)",
         complexity=_FACTOR_TIME,
@@ -334,7 +319,7 @@ ALGORITHMS = (
         problem=PROBLEM,
         kind="approximation",
         function=two_factor,
-        guarantee=_factor_3_guarantee,
+        guarantee=two_factor_guarantee,
         guarantee_text="2 (binary); k = 3 only",
         source=f"{_AGGARWAL}, §6 (minimum-weight 2-factor + cycle decomposition)",
         complexity=_FACTOR_TIME + ", plus O(n) per cycle for the decomposition",
@@ -345,7 +330,7 @@ ALGORITHMS = (
         problem=PROBLEM,
         kind="heuristic",
         function=samarati,
-        guarantee=_no_guarantee,
+        guarantee=no_guarantee,
         guarantee_text=_CLASSIC + "; k-minimal full-domain generalization",
         source=f"Samarati 2001; {_SURVEY}, §3.2.1 (binary search over lattice heights)",
         complexity="O(log H) lattice heights, each node a frequency-set check O(u m)",
@@ -356,7 +341,7 @@ ALGORITHMS = (
         problem=PROBLEM,
         kind="heuristic",
         function=incognito,
-        guarantee=_no_guarantee,
+        guarantee=no_guarantee,
         guarantee_text=_CLASSIC + "; optimal full-domain generalization for the metric",
         source=f"LeFevre et al. 2005; {_SURVEY}, §3.2.2 (subset-lattice pruning)",
         complexity="worst case O(2^|Dom| u m); pruning checks a small fraction",
@@ -367,7 +352,7 @@ ALGORITHMS = (
         problem=PROBLEM,
         kind="heuristic",
         function=datafly,
-        guarantee=_no_guarantee,
+        guarantee=no_guarantee,
         guarantee_text=_CLASSIC + "; greedy full-domain generalization",
         source="Sweeney 2002, §4.1 (Datafly)",
         complexity="at most sum_j l_j steps, each O(u m)",
@@ -377,7 +362,7 @@ ALGORITHMS = (
         problem=PROBLEM,
         kind="heuristic",
         function=mondrian,
-        guarantee=_no_guarantee,
+        guarantee=no_guarantee,
         guarantee_text=_CLASSIC + "; strict multidimensional partitioning",
         source=f"LeFevre et al. 2006; {_SURVEY}, §4.1.2 (Mondrian, strict)",
         complexity="O(n (m + log n) log(n/k))",
@@ -387,7 +372,7 @@ ALGORITHMS = (
         problem=PROBLEM,
         kind="heuristic",
         function=mondrian_relaxed,
-        guarantee=_no_guarantee,
+        guarantee=no_guarantee,
         guarantee_text=_CLASSIC + "; relaxed multidimensional partitioning",
         source=f"LeFevre et al. 2006; {_SURVEY}, §4.1.2 (Mondrian, relaxed)",
         complexity="O(n (m + log n) log(n/k))",
@@ -397,7 +382,7 @@ ALGORITHMS = (
         problem=PROBLEM,
         kind="heuristic",
         function=box_greedy,
-        guarantee=_no_guarantee,
+        guarantee=no_guarantee,
         guarantee_text="none (a heuristic)",
         source="greedy over the generalization lattice: from the cheapest node up, every box "
         "(generalized record) holding at least k free records becomes groups "
@@ -410,7 +395,7 @@ ALGORITHMS = (
         problem=PROBLEM,
         kind="heuristic",
         function=local_search,
-        guarantee=_forest_guarantee,
+        guarantee=forest_guarantee,
         guarantee_text="max(2k-1, 3k-5) (inherited: never worse than FOREST, a start)",
         source=f"local search from FOREST ({_AGGARWAL}, §4) and from kanon-box-greedy, the cheaper "
         "first: relocations to neighbours' groups, splits, exact re-splits of neighbouring group "
@@ -423,7 +408,7 @@ ALGORITHMS = (
         problem=PROBLEM,
         kind="heuristic",
         function=certified_search,
-        guarantee=_forest_guarantee,
+        guarantee=forest_guarantee,
         guarantee_text="max(2k-1, 3k-5) (inherited from FOREST, a start); reports a proven "
         "lower bound",
         source="local search from FOREST and from kanon-box-greedy, then "

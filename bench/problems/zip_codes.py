@@ -25,7 +25,10 @@ from anonratio.instances.zip_codes import (
     planted_planar_instance,
 )
 from anonratio.instances.zip_codes.moves import MOVES
-from anonratio.solvers.zip_codes.spanning_tree_split import spanning_tree_split
+from anonratio.solvers.zip_codes.spanning_tree_split import (
+    spanning_tree_split,
+    spanning_tree_split_guarantee,
+)
 
 __all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "HUNTS"]
 
@@ -97,21 +100,13 @@ FAMILIES = (
 # ---------------------------------------------------------------------------------------------
 # algorithms
 # ---------------------------------------------------------------------------------------------
-def _split_guarantee(instance, solution=None):
-    """The ratio the run proves: (kappa + d(k-1)) / kappa for the degree d of the tree it found
-    (recorded by the split in ``info["guarantee"]``); none without a solution."""
-    if solution is None:
-        return None
-    return solution.info.get("guarantee")
-
-
 ALGORITHMS = (
     Algorithm(
         name="spanning-tree-split",
         problem=PROBLEM,
         kind="approximation",
         function=spanning_tree_split,
-        guarantee=_split_guarantee,
+        guarantee=spanning_tree_split_guarantee,
         guarantee_text="(kappa + d(k-1)) / kappa <= d + 1, kappa = max(k, max w), d = max "
         "degree of the spanning tree found (3 for d = 2, 4 for d = 3); recorded per run",
         source=f"{_DU}, §2 (Lemmas 1-2, Theorem 3: spanning-tree splitting)",

@@ -185,10 +185,11 @@ def fold_bound(instance: BinCoveringInstance) -> int:
     return max(k - 1 + instance.max_size, 3 * k - 3)
 
 
-def fold_guarantee(instance: BinCoveringInstance) -> float:
+def fold_guarantee(instance: BinCoveringInstance, solution: Solution | None = None) -> float:
     """Proven ratio of Fold on ``instance``: ``fold_bound / lower bound`` (always < 3).
 
-    Fold costs at most ``max(k-1+max x, 3k-3)`` (Theorem 7) and the optimum is at least
+    ``solution`` is not needed: the ratio is known before the run. Fold costs at most
+    ``max(k-1+max x, 3k-3)`` (Theorem 7) and the optimum is at least
     ``max(k, max x, ceil(S/floor(S/k)))``; the paper's ratio 3 follows since the optimum is at
     least ``max(k, max x)``.
     """

@@ -67,10 +67,13 @@ def relaxed_bound(instance: BinCoveringInstance, optimum: float, *, epsilon: flo
     return (1 + eps) * (optimum + eps * instance.k)
 
 
-def relaxed_guarantee(instance: BinCoveringInstance, *, epsilon: float = 0.2) -> float:
+def relaxed_guarantee(
+    instance: BinCoveringInstance, solution: Solution | None = None, *, epsilon: float = 0.2
+) -> float:
     """Ratio to OPT implied by Theorem 11: ``(1 + eps)(1 + eps k / LB) <= (1 + eps)^2``.
 
     Holds for the cost only; the bins may hold as little as ``(1 - 2 eps) k``.
+    ``solution`` is not needed: the ratio is known before the run.
     """
     eps = check_epsilon(epsilon)
     return (1 + eps) * (1 + eps * instance.k / bin_covering_lower_bound(instance)[0])

@@ -33,8 +33,13 @@ from anonratio.solvers.bin_covering.fold import (
 __all__ = ["simplified_spread", "simplified_spread_guarantee"]
 
 
-def simplified_spread_guarantee(instance: BinCoveringInstance) -> float:
-    """Ratio derived here (not in the paper): Fold's bound / lower bound, always < 3."""
+def simplified_spread_guarantee(
+    instance: BinCoveringInstance, solution: Solution | None = None
+) -> float:
+    """Ratio derived here (not in the paper): Fold's bound / lower bound, always < 3.
+
+    ``solution`` is not needed: the ratio is known before the run.
+    """
     return fold_bound(instance) / bin_covering_lower_bound(instance)[0]
 
 

@@ -48,8 +48,13 @@ def kdtree_split_bound(instance: GpsRectanglesInstance) -> int:
     return min(instance.total_weight, 4 * (k - 1) + instance.max_weight)
 
 
-def kdtree_split_guarantee(instance: GpsRectanglesInstance) -> float:
-    """Proven ratio on ``instance``: :func:`kdtree_split_bound` / the lower bound (< 5)."""
+def kdtree_split_guarantee(
+    instance: GpsRectanglesInstance, solution: Solution | None = None
+) -> float:
+    """Proven ratio on ``instance``: :func:`kdtree_split_bound` / the lower bound (< 5).
+
+    ``solution`` is not needed: the ratio is known before the run.
+    """
     return kdtree_split_bound(instance) / gps_lower_bound(instance)[0]
 
 

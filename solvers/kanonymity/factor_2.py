@@ -49,11 +49,14 @@ __all__ = ["one_two_factor", "one_two_factor_guarantee", "factor_lower_bound"]
 ALGORITHM = "factor-2"
 
 
-def one_two_factor_guarantee(instance: KAnonymityInstance) -> float | None:
+def one_two_factor_guarantee(
+    instance: KAnonymityInstance, solution: Solution | None = None
+) -> float | None:
     """Proven ratio of :func:`one_two_factor` on ``instance``: 1.5, 2 or None.
 
     1.5 for k = 2 on a binary alphabet (Theorem 6), 2 for k = 2 with suppression on any alphabet
     (end of §5); ``None`` for other k, generalization hierarchies of height > 1 and row deletion.
+    ``solution`` is not needed: the ratio is known before the run.
     """
     if instance.k != 2 or instance.row_deletion:
         return None

@@ -60,10 +60,13 @@ ALGORITHM = "factor-3"
 SELECT = ("cost", "edges")
 
 
-def two_factor_guarantee(instance: KAnonymityInstance) -> float | None:
+def two_factor_guarantee(
+    instance: KAnonymityInstance, solution: Solution | None = None
+) -> float | None:
     """Proven ratio of :func:`two_factor` on ``instance``: 2 for k = 3 on a binary alphabet.
 
     ``None`` for other k, non-binary alphabets, generalization hierarchies and row deletion.
+    ``solution`` is not needed: the ratio is known before the run.
     """
     if instance.k != 3 or instance.row_deletion or not instance.is_binary():
         return None

@@ -36,7 +36,7 @@ import numpy as np
 
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.kanonymity.instance import kanonymity_lower_bound
-from anonratio.instances.validation import check_instance, check_int, check_seed
+from anonratio.instances.validation import check_instance, check_seed
 from anonratio.solvers.kanonymity.decompose_component import (
     Decomposition,
     decompose_forest,
@@ -49,13 +49,15 @@ __all__ = ["forest", "forest_guarantee", "build_forest"]
 ALGORITHM = "forest"
 
 
-def forest_guarantee(k: int) -> int:
-    """Proven ratio of :func:`forest`: ``max(2k − 1, 3k − 5)`` (3 for k = 2, 5 for k = 3).
+def forest_guarantee(instance: KAnonymityInstance, solution: Solution | None = None) -> int:
+    """Proven ratio of :func:`forest` on ``instance``: ``max(2k − 1, 3k − 5)`` (3 for k = 2, 5
+    for k = 3).
 
     Holds for suppression and generalization, attribute weights and row deletion (Aggarwal et al.
     2005, Theorem 5 and the remarks after it).
+    ``solution`` is not needed: the ratio is known before the run.
     """
-    return max_component_size(check_int("k", k, low=2))
+    return max_component_size(instance.k)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -188,8 +190,9 @@ def forest(
     >>> from anonratio.instances import KAnonymityInstance, Table
     >>> codes = np.random.default_rng(0).integers(0, 3, (12, 3))
     >>> table = Table(codes, ("a", "b", "c"), (("0", "1", "2"),) * 3)
-    >>> sol = forest(KAnonymityInstance(table, 3), seed=0)
-    >>> sol.status, 3 <= sol.info["max_component"] <= forest_guarantee(3)
+    >>> instance = KAnonymityInstance(table, 3)
+    >>> sol = forest(instance, seed=0)
+    >>> sol.status, 3 <= sol.info["max_component"] <= forest_guarantee(instance)
     ('feasible', True)
     """
     seed = _forest_iv(instance, seed)
@@ -263,5 +266,5 @@ def _forest_info(
         "n_trees": int(np.count_nonzero(parent < 0)),
         "n_unique": len(parent),
         "cases": {c: int(dec.cases.get(c, 0)) for c in ("A", "B", "C", "D", "peel")},
-        "guarantee": forest_guarantee(k),
+        "guarantee": max_component_size(k),
     }

@@ -34,9 +34,18 @@ def _split_iv(instance, tree, tree_method, tree_restarts, seed):
     return check_seed(seed)
 
 
-def spanning_tree_split_guarantee(instance: ZipCodesInstance, d: int) -> float:
-    """The proven ratio ``(kappa + d (k - 1)) / kappa <= d + 1`` for a tree of maximum degree
-    ``d``: 4 for ``d = 3`` (3-connected planar graphs), 3 for ``d = 2`` (Theorem 3)."""
+def spanning_tree_split_guarantee(
+    instance: ZipCodesInstance, solution: Solution | None = None
+) -> float | None:
+    """The ratio the run ``solution`` proves: ``(kappa + d (k - 1)) / kappa <= d + 1`` for the
+    maximum degree ``d`` of the tree it found (``solution.info["tree_max_degree"]``): 4 for
+    ``d = 3`` (3-connected planar graphs), 3 for ``d = 2`` (Theorem 3). ``None`` without a
+    solution that found a tree: the ratio depends on the tree."""
+    d = None if solution is None else solution.info.get("tree_max_degree")
+    return None if d is None else _tree_ratio(instance, d)
+
+
+def _tree_ratio(instance: ZipCodesInstance, d: int) -> float:
     kappa = instance.kappa
     return (kappa + d * (instance.k - 1)) / kappa
 
@@ -211,7 +220,7 @@ def _split_info(instance, tree, d, labels, source):
         "tree_max_degree": int(d),
         "kappa": int(kappa),
         "bound": int(kappa + d * (instance.k - 1)),
-        "guarantee": spanning_tree_split_guarantee(instance, d),
+        "guarantee": _tree_ratio(instance, d),
         "tree_degree_lower_bound": tree.graph.get("degree_lower_bound"),
         "n_parts": int(labels.max()) + 1,
         "lower_bound_source": source,

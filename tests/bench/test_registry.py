@@ -2,6 +2,8 @@
 
 import functools
 import importlib
+import inspect
+import pkgutil
 
 import numpy as np
 import pytest
@@ -218,3 +220,38 @@ def test_front_functions_take_the_registry_names():
             assert name not in named, f"{name} is in two METHODS"
             named.add(name)
     assert set(REGISTRY) - named == BENCH_BUILT
+
+
+def _takes_instance_and_solution(function):
+    """``function(instance, solution=None, *, options with defaults)``."""
+    params = list(inspect.signature(function).parameters.values())
+    positional = [p for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+    keyword = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    return (
+        [p.name for p in positional] == ["instance", "solution"]
+        and positional[1].default is None
+        and all(p.default is not inspect.Parameter.empty for p in keyword)
+    )
+
+
+def _solver_guarantees():
+    """Every ``*_guarantee`` function the solvers define."""
+    import anonratio.solvers as solvers
+
+    for info in pkgutil.walk_packages(solvers.__path__, "anonratio.solvers."):
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if name.endswith("_guarantee") and inspect.isfunction(value):
+                if value.__module__ == module.__name__:
+                    yield f"{module.__name__}.{name}", value
+
+
+def test_one_guarantee_signature():
+    """A registered guarantee and a solver's own guarantee function take the same arguments:
+    ``guarantee(instance, solution=None)``."""
+    for alg in REGISTRY.values():
+        assert _takes_instance_and_solution(alg.guarantee), alg.name
+    found = dict(_solver_guarantees())
+    assert len(found) >= 10
+    for name, function in found.items():
+        assert _takes_instance_and_solution(function), name

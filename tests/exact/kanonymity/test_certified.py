@@ -38,7 +38,7 @@ def test_within_forests_guarantee_with_a_valid_bound(seed, n, k, deletion):
     cost = verify(inst, sol).cost
     assert sol.objective == pytest.approx(cost)
     opt = brute_force_opt(inst)
-    assert opt - TOL <= cost <= forest_guarantee(k) * opt + TOL
+    assert opt - TOL <= cost <= forest_guarantee(inst) * opt + TOL
     assert lower_bound(inst)[0] - TOL <= sol.lower_bound <= opt + TOL
     info = sol.info
     assert info["lower_bound_source"] in CERTIFIED_SOURCES
@@ -99,7 +99,7 @@ def test_two_threads_bound_in_a_second_process_with_the_same_guarantees(seed):
     sol = certified_search(inst, seed=0, time_limit=15, threads=2)
     cost = verify(inst, sol).cost
     opt = brute_force_opt(inst)
-    assert sol.objective == pytest.approx(cost) and cost <= forest_guarantee(2) * opt + TOL
+    assert sol.objective == pytest.approx(cost) and cost <= forest_guarantee(inst) * opt + TOL
     assert lower_bound(inst)[0] - TOL <= sol.lower_bound <= opt + TOL
     assert sol.info["threads"] == 2 and "bound_note" not in sol.info
     assert sol.info["lower_bound_source"] in CERTIFIED_SOURCES

@@ -65,7 +65,7 @@ def _check_solution(instance, sol):
     assert labels.min() >= 0  # nobody is deleted, even with row deletion
     sizes = np.bincount(labels)
     sizes = sizes[sizes > 0]
-    assert sizes.min() >= k and sizes.max() <= forest_guarantee(k)
+    assert sizes.min() >= k and sizes.max() <= forest_guarantee(instance)
     info = sol.info
     assert info["n_components"] == len(sizes)
     assert info["max_component"] == sizes.max() and info["min_component"] == sizes.min()
@@ -100,7 +100,7 @@ def test_guarantee_against_brute_force(seed, k, extra, m, n_values, model, weigh
     sol = forest(inst, seed=seed)
     cost = _check_solution(inst, sol)
     opt = brute_force_opt(inst)
-    assert cost <= forest_guarantee(k) * opt + TOL
+    assert cost <= forest_guarantee(inst) * opt + TOL
     assert sol.info["forest_weight"] <= opt + TOL  # Lemma 3
     lb, _ = lower_bound(inst)
     assert lb <= opt + TOL and lb <= cost + TOL
@@ -166,12 +166,13 @@ def test_deterministic_and_seed_recorded():
 
 
 def test_forest_guarantee():
-    assert [forest_guarantee(k) for k in (2, 3, 4, 5, 10)] == [3, 5, 7, 10, 25]
-    assert forest_guarantee(np.int64(6)) == 13
-    with pytest.raises(ValueError, match=r"`k` must be an integer >= 2, got 1"):
-        forest_guarantee(1)
-    with pytest.raises(ValueError, match=r"`k` must be an integer >= 2"):
-        forest_guarantee(2.5)
+    rng = np.random.default_rng(0)
+    ratios = [forest_guarantee(_instance(rng, 12, 2, 2, k)) for k in (2, 3, 4, 5, 10)]
+    assert ratios == [3, 5, 7, 10, 25]
+    # guarantee(instance, solution): a priori, the run's solution changes nothing
+    inst = _instance(rng, 12, 2, 2, 6)
+    sol = forest(inst, seed=0)
+    assert forest_guarantee(inst, sol) == forest_guarantee(inst) == 13 == sol.info["guarantee"]
 
 
 def test_validation():

@@ -64,7 +64,7 @@ def test_never_worse_than_forest_and_within_its_guarantee(
     alone = local_search(inst, seed=seed, start=forest(inst, seed=seed))  # FOREST's descent
     assert cost <= verify(inst, alone).cost + TOL
     opt = brute_force_opt(inst)
-    assert opt - TOL <= cost <= forest_guarantee(k) * opt + TOL
+    assert opt - TOL <= cost <= forest_guarantee(inst) * opt + TOL
 
 
 @pytest.mark.parametrize(
