@@ -171,3 +171,19 @@ def test_slug_is_githubs():
     hunter = "The worst-case hunter (`anonratio hunt`)"
     assert _slug(hunter) == "the-worst-case-hunter-anonratio-hunt"
     assert _slug("Reproducing the experiments of §6.1") == "reproducing-the-experiments-of-61"
+
+
+def _python_blocks():
+    """Every ``python`` block of the pages but docs/api.md's (tests/bench/test_api.py runs it)."""
+    for page in sorted([README, *DOCS.rglob("*.md")]):
+        if page == DOCS / "api.md":
+            continue
+        text = page.read_text(encoding="utf-8")
+        for i, block in enumerate(re.findall(r"```python\n(.*?)```", text, re.S)):
+            yield pytest.param(block, id=f"{page.relative_to(ROOT)}#{i}")
+
+
+@pytest.mark.parametrize("block", list(_python_blocks()))
+def test_python_example_runs_as_written(block, capsys):
+    exec(compile(block, "<docs example>", "exec"), {})  # noqa: S102 - the page's own example
+    assert capsys.readouterr().out.strip(), "the example prints what it shows"
