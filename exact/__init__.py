@@ -4,9 +4,6 @@ Every solver takes ``time_limit`` (s), ``seed``, ``threads`` and ``hint``, and r
 :class:`~anonratio.instances.Solution` whose ``status`` is ``optimal`` only when the solver proved
 it; after a time limit the best solution found comes with ``status="time_limit"`` and the bound.
 :mod:`anonratio.exact.run` runs a model and decides its status from the solver's own proof.
-
-``solve_planar`` and ``solve_rectangles`` are the former names of :func:`solve_zip_codes` and
-:func:`solve_gps_rectangles`, kept as aliases.
 """
 
 from .bin_covering import solve_bin_covering
@@ -25,10 +22,4 @@ __all__ = [
     "solve_zip_codes",
     "solve_gps_rectangles",
     "solve_ordered_labels",
-    "solve_planar",
-    "solve_rectangles",
 ]
-
-#: former names of the zip-code and GPS entry points
-solve_planar = solve_zip_codes
-solve_rectangles = solve_gps_rectangles

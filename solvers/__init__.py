@@ -1,10 +1,9 @@
 """Approximation algorithms and heuristics, one subpackage per problem, one module per algorithm.
 
-Each problem's subpackage has one public entry point that dispatches on ``method=`` through a
-dict of the algorithm functions themselves (networkx ``flow/maxflow.py`` style):
+Each problem's subpackage has one public entry point that takes ``method=`` as the registry name
+of an algorithm or the algorithm function itself (networkx ``flow/maxflow.py`` style):
 :func:`k_anonymize`, :func:`bin_cover`, :func:`partition_zip_codes`,
-:func:`partition_gps_rectangles`, :func:`cluster`, :func:`ldiversify`. ``partition_planar``
-and ``partition_rectangles`` are their former names, kept as aliases.
+:func:`partition_gps_rectangles`, :func:`cluster`, :func:`ldiversify`.
 """
 
 from .bin_covering import bin_cover
@@ -21,10 +20,4 @@ __all__ = [
     "bin_cover",
     "partition_zip_codes",
     "partition_gps_rectangles",
-    "partition_planar",
-    "partition_rectangles",
 ]
-
-#: former names of the zip-code and GPS entry points
-partition_planar = partition_zip_codes
-partition_rectangles = partition_gps_rectangles
