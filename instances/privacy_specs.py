@@ -112,9 +112,8 @@ def check_published(
         if sensitive not in frame.columns:
             raise ValueError(f"`sensitive` must name a column of `frame`, got {sensitive!r}")
         codes, n_values = _sensitive_codes(frame[sensitive])
-    single = isinstance(models, PrivacyModel | str)
     out = []
-    for m in [models] if single else list(models):
+    for m in [models] if isinstance(models, PrivacyModel | str) else list(models):
         model = (
             parse_privacy(m) if isinstance(m, str) else check_instance(m, PrivacyModel, "models")
         )

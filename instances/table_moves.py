@@ -51,9 +51,10 @@ def delete_record(table: Table, rng: np.random.Generator) -> Table:
 
 def replace_sensitive(table: Table, rng: np.random.Generator) -> Table:
     """One record's sensitive value set to another value (uniform)."""
-    if table.sensitive is None or len(table.sensitive_values or ()) < 2:
+    values = table.sensitive_values or ()
+    if table.sensitive is None or len(values) < 2:
         raise ValueError("the table has no sensitive attribute with two values")
-    n_values = len(table.sensitive_values)
+    n_values = len(values)
     sensitive = np.array(table.sensitive)
     i = int(rng.integers(table.n_records))
     sensitive[i] = (sensitive[i] + 1 + rng.integers(n_values - 1)) % n_values

@@ -140,8 +140,8 @@ def planted_three_partition(
     rng = check_random_state(seed)
     w = np.empty((m, 3), dtype=np.int64)
     for t in range(m):  # a: any value leaving room for b, c in [lo, hi]
-        a = rng.integers(max(lo, B - 2 * hi), min(hi, B - 2 * lo), endpoint=True)
-        b = rng.integers(max(lo, B - a - hi), min(hi, B - a - lo), endpoint=True)
+        a = int(rng.integers(max(lo, B - 2 * hi), min(hi, B - 2 * lo), endpoint=True))
+        b = int(rng.integers(max(lo, B - a - hi), min(hi, B - a - lo), endpoint=True))
         w[t] = (a, b, B - a - b)
     planted = np.repeat(np.arange(m), 3)
     perm = rng.permutation(3 * m)

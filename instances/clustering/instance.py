@@ -339,10 +339,9 @@ class CellularInstance(ClusteringInstance):
         ) -> None: ...
 
     def _check_params(self) -> None:
-        object.__setattr__(
-            self, "facility_costs", check_facility_costs(self.facility_costs, self.n)
-        )
-        self.facility_costs.setflags(write=False)
+        costs = check_facility_costs(self.facility_costs, self.n)
+        object.__setattr__(self, "facility_costs", costs)
+        costs.setflags(write=False)
 
 
 @register_problem("r-cellular")
@@ -368,10 +367,9 @@ class RCellularInstance(ClusteringInstance):
 
     def _check_params(self) -> None:
         self._check_r()
-        object.__setattr__(
-            self, "facility_costs", check_facility_costs(self.facility_costs, self.n)
-        )
-        self.facility_costs.setflags(write=False)
+        costs = check_facility_costs(self.facility_costs, self.n)
+        object.__setattr__(self, "facility_costs", costs)
+        costs.setflags(write=False)
 
 
 #: problem name -> instance class

@@ -70,7 +70,7 @@ class PointMetric:
     # -----------------------------------------------------------------------------------------
     # distances of given pairs
     # -----------------------------------------------------------------------------------------
-    def pairs(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    def pairs(self, i: np.ndarray | int, j: np.ndarray | int) -> np.ndarray:
         """``d(i[t], j[t])`` for every ``t`` (broadcast)."""
         i, j = np.broadcast_arrays(np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64))
         if self.metric == "precomputed":

@@ -163,21 +163,21 @@ def publish_clusters(
     cell). The input frame is not modified.
     """
     labels = np.asarray(labels, dtype=np.int64)
-    centers = np.asarray(centers, dtype=np.int64)
+    center_ids = np.asarray(centers, dtype=np.int64)
     published = frame.copy()
     kept = labels >= 0
     for column in qi:
         source = frame[column].to_numpy(dtype=object)
         values = np.full(len(frame), "*", dtype=object)
-        values[kept] = source[centers[labels[kept]]]
+        values[kept] = source[center_ids[labels[kept]]]
         published[column] = values
-    sizes = np.bincount(labels[kept], minlength=centers.size)
+    sizes = np.bincount(labels[kept], minlength=center_ids.size)
     clusters = pd.DataFrame(
         {
-            "cluster": np.arange(centers.size),
+            "cluster": np.arange(center_ids.size),
             "size": sizes,
             "radius": np.asarray(radii, dtype=float),
-            **{column: frame[column].to_numpy(dtype=object)[centers] for column in qi},
+            **{column: frame[column].to_numpy(dtype=object)[center_ids] for column in qi},
         }
     )
     return published, clusters

@@ -192,10 +192,11 @@ def _verify_clustering(
     if declared is None:
         centers = best_centers(instance, labels)
     else:
-        centers = _check_centers(declared, instance.n, m_labels, violations)
-        if centers is None:
+        checked = _check_centers(declared, instance.n, m_labels, violations)
+        if checked is None:
             finish_verification(violations, None, strict)
             return ClusteringVerification(False, None, violations)
+        centers = checked
     sizes = np.bincount(labels[labels >= 0], minlength=centers.size)
     empty = np.flatnonzero(sizes == 0)
     if empty.size:

@@ -98,7 +98,9 @@ def scale(attrs: list[Attribute]) -> float:
     return 1.0 + sum(float(at.terms[-1]) for at in attrs)
 
 
-def select(a: np.ndarray, b: np.ndarray, d: np.ndarray, u: int, q: int) -> tuple[np.ndarray, ...]:
+def select(
+    a: np.ndarray, b: np.ndarray, d: np.ndarray, u: int, q: int
+) -> tuple[np.ndarray, np.ndarray]:
     """The first ``q`` pairs of every query ``0 .. u - 1`` (``a``) by ``(d, b)``."""
     o = np.lexsort((b, d, a))
     a, b, d = a[o], b[o], d[o]

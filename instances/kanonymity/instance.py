@@ -381,6 +381,7 @@ def nn_prices(
     shared = unique is None  # the instance's own unique records: reuse its k-NN table
     if shared:
         unique, _, counts = instance.unique_records
+    assert unique is not None and counts is not None  # given together (see the docstring)
     k = instance.k
     need = k - counts  # other (non-identical) records each unique record must still meet
     if not np.any(need > 0):

@@ -311,7 +311,9 @@ def _search(attrs: list[Attribute], u: int, q: int) -> tuple[np.ndarray, np.ndar
     return scan(attrs, u, q, tau)
 
 
-def _balls(attrs: list[Attribute], u: int, q: int, tau: np.ndarray) -> tuple[np.ndarray, ...]:
+def _balls(
+    attrs: list[Attribute], u: int, q: int, tau: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """The pairs the ball search emits, evaluated canonically and selected."""
     a, b = _Balls(attrs, tau, _WORK_RATIO * float(u) * u).run(u)
     d = np.empty(len(a))

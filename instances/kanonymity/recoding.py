@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -251,9 +251,22 @@ class Recoding:
     table: Table
     domains: tuple[Domain, ...]
     cells: np.ndarray
-    suppressed: np.ndarray | None = None
+    # an array after __post_init__ (all False when not given)
+    suppressed: np.ndarray = None  # type: ignore[assignment]  # None only as the default
     scheme: str = "local"
     method: str = ""
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            table: Table,
+            domains: Sequence[Domain],
+            cells: ArrayLike,
+            suppressed: ArrayLike | None = None,
+            scheme: str = "local",
+            method: str = "",
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         check_instance(self.table, Table, "table")

@@ -56,7 +56,7 @@ def _check_points(points: Any, q: int) -> np.ndarray:
     return pts.astype(np.int64)
 
 
-def maximum_3dm(points: Sequence[Sequence[int]], q: int) -> list[int]:
+def maximum_3dm(points: Sequence[Sequence[int]] | np.ndarray, q: int) -> list[int]:
     """Indices of a maximum set of points sharing no coordinate (exact, by a 0/1 ILP).
 
     Parameters
@@ -166,7 +166,7 @@ def random_3dm(
 
 
 def three_dm_gadget(
-    points: Sequence[Sequence[int]], q: int, *, m: int = 3
+    points: Sequence[Sequence[int]] | np.ndarray, q: int, *, m: int = 3
 ) -> tuple[LDiversityInstance, dict[str, Any]]:
     """The 3-diversity table of the 3DM reduction (§4, Lemma 4.5) and its known optimum.
 

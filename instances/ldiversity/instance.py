@@ -130,7 +130,7 @@ class LDiversityInstance:
     @property
     def m(self) -> int:
         """Number of distinct sensitive values present."""
-        return int(np.unique(self.table.sensitive).size)
+        return int(np.unique(self.sensitive).size)
 
     @property
     def params(self) -> dict[str, Any]:
@@ -140,7 +140,9 @@ class LDiversityInstance:
     @property
     def sensitive(self) -> np.ndarray:
         """Sensitive code per record."""
-        return self.table.sensitive
+        sensitive = self.table.sensitive
+        assert sensitive is not None  # checked at construction: l-diversity needs one
+        return sensitive
 
     @cached_property
     def qi_group(self) -> np.ndarray:

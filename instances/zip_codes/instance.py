@@ -109,7 +109,7 @@ def _planar_iv(
             raise InstanceFormatError(f"{rule}, got shape {raw.shape}")
         items = raw if isinstance(positions, np.ndarray) else np.asarray(positions, dtype=object)
         for i, x in enumerate(items.reshape(-1).tolist()):
-            if not isinstance(x, Real) or isinstance(x, bool) or not np.isfinite(x):
+            if not isinstance(x, Real) or isinstance(x, bool) or not np.isfinite(float(x)):
                 raise InstanceFormatError(f"{rule}, got {x!r} at node {i // 2}")
         pos = raw.astype(float)
         pos.setflags(write=False)
@@ -250,7 +250,9 @@ class ZipCodesInstance:
             raise InstanceFormatError(
                 f"`edges` must be a list of [u, v] node pairs, got shape {edges.shape}"
             )
-        ends = check_counts("edges", d["edges"], error=InstanceFormatError) if edges.size else []
+        ends: np.ndarray | list[int] = (
+            check_counts("edges", d["edges"], error=InstanceFormatError) if edges.size else []
+        )
         bad = [i for i, v in enumerate(ends) if v >= n]
         if bad:
             raise InstanceFormatError(
