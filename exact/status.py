@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from anonratio.instances.solution import relative_gap
 
@@ -175,7 +175,17 @@ def decide_status(
     return "feasible", bound
 
 
-def highs_claims(highs: Any) -> dict[str, bool]:
+class HighsClaims(TypedDict):
+    """The keywords of :func:`decide_status` that :func:`highs_claims` reads off a run."""
+
+    has_solution: bool
+    proven_optimal: bool
+    proven_infeasible: bool
+    hit_limit: bool
+    failed: bool
+
+
+def highs_claims(highs: Any) -> HighsClaims:
     """What a finished ``highspy.Highs`` run claims, as keywords of :func:`decide_status`.
 
     Returns ``has_solution`` (HiGHS holds a feasible incumbent), ``proven_optimal``
@@ -191,16 +201,14 @@ def highs_claims(highs: Any) -> dict[str, bool]:
     def is_(names: tuple[str, ...]) -> bool:
         return any(code == getattr(enum, n, None) for n in names)
 
-    claims = {
+    optimal, infeasible, limit = is_(("kOptimal",)), is_(_HIGHS_INFEASIBLE), is_(HIGHS_LIMITS)
+    return {
         "has_solution": highs.getInfo().primal_solution_status == _HIGHS_FEASIBLE_SOLUTION,
-        "proven_optimal": is_(("kOptimal",)),
-        "proven_infeasible": is_(_HIGHS_INFEASIBLE),
-        "hit_limit": is_(HIGHS_LIMITS),
+        "proven_optimal": optimal,
+        "proven_infeasible": infeasible,
+        "hit_limit": limit,
+        "failed": not (optimal or infeasible or limit),
     }
-    claims["failed"] = not (
-        claims["proven_optimal"] or claims["proven_infeasible"] or claims["hit_limit"]
-    )
-    return claims
 
 
 def run_result(
