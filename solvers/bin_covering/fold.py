@@ -91,7 +91,7 @@ def _bin_ends(c: np.ndarray, k: int) -> np.ndarray:
     if n == 0 or int(c[-1]) < k:
         return np.empty(0, dtype=np.int64)
     if int(c[-1]) // k <= max(_SCALAR_BINS, n // _DOUBLING_ITEMS_PER_BIN):
-        ends = []
+        ends: list[int] = []
         base = 0
         while True:  # one binary search per bin
             j = int(np.searchsorted(c, base + k, side="left"))

@@ -97,7 +97,7 @@ def _configs(values, counts, cap, max_configs, target):
     then meets good types early and prunes more).
     """
     m = values.size
-    rows = [[] for _ in range(m)]
+    rows: list[list[tuple[list[int], int]]] = [[] for _ in range(m)]
     total = 0
 
     def rec(u, vec, level, lead):
@@ -352,6 +352,7 @@ def _search_types(instance, r, eps, max_nodes, deadline):
     """The best weakly feasible type, from Spread's packing as the first incumbent."""
     # an incumbent: Spread's packing (strictly feasible, so its type is weakly feasible)
     start = spread(instance)
+    assert start.objective is not None  # Spread always packs: its objective is set
     ub = float(start.objective)
     small_vals = instance.sizes[r.small].astype(np.float64).tolist()
     k = instance.k

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -69,7 +70,9 @@ class NeighbourLists:
     values: np.ndarray
     cap: float
 
-    def row_position(self, rows: np.ndarray, dist: np.ndarray, side: str) -> np.ndarray:
+    def row_position(
+        self, rows: np.ndarray, dist: np.ndarray, side: Literal["left", "right"]
+    ) -> np.ndarray:
         """Per query, the position in row ``rows[q]`` of the first entry with distance
         ``>= dist[q]`` (``side="left"``) or ``> dist[q]`` (``side="right"``)."""
         rank = np.searchsorted(self.values, dist, side=side)
@@ -177,6 +180,10 @@ def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
 
 class _Growth:
     """The mutable state of one run (points' states and duals, shut clusters, the heap)."""
+
+    nl: NeighbourLists
+    shut: np.ndarray
+    cluster: np.ndarray
 
     def __init__(
         self, metric: PointMetric, facility: np.ndarray, lam: float, m: int, t_max: float

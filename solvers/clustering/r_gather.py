@@ -213,15 +213,15 @@ def threshold_search(
         hi, search = float(cand[high]), "candidates"
     else:
         while True:  # adjacent floats lo < hi: hi = d_ij / 2 of a pair that decides the test
-            mid = lo + (hi - lo) / 2
-            if not lo < mid < hi:
+            middle = lo + (hi - lo) / 2
+            if not lo < middle < hi:
                 break
             tests += 1
-            result = test(mid)
+            result = test(middle)
             if result.ok:
-                hi, best = mid, result
+                hi, best = middle, result
             else:
-                lo = mid
+                lo = middle
         search = "bisection"
     return hi, best, {"largest_refuted": lo, "tests": tests, "search": search}
 
@@ -329,7 +329,7 @@ def r_gather(
     n, r = instance.n, instance.r
     if r == 1:
         labels = np.arange(n)
-        info = {"R": 0.0, "threshold_lower_bound": 0.0, "largest_refuted": None}
+        info: dict[str, Any] = {"R": 0.0, "threshold_lower_bound": 0.0, "largest_refuted": None}
         info |= {"n_centers": n, "tests": 0, "search": "r = 1"}
         return gather_solution(
             instance,

@@ -10,6 +10,7 @@ smallest non-guillotine one is the five-rectangle pinwheel).
 from __future__ import annotations
 
 from time import perf_counter
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,7 @@ def _guillotine_table(grid, k, deadline):
     P = np.zeros((nx + 1, ny + 1), dtype=np.int64)
     P[1:, 1:] = grid.cumsum(0).cumsum(1)
     inf = np.iinfo(np.int64).max
-    F = {}
+    F: dict[tuple[int, int], np.ndarray] = {}
     for lx in range(1, nx + 1):
         if perf_counter() > deadline:
             return None, P
@@ -127,7 +128,12 @@ def guillotine(instance: GpsRectanglesInstance, *, time_limit: float = 60.0) -> 
     size = (nx * (nx + 1) // 2) * (ny * (ny + 1) // 2)
     params = {**instance.params, "time_limit": time_limit}
     info = {"grid": [nx, ny], "table_cells": int(size), "lower_bound_used": int(lb)}
-    common = {"algorithm": "gps-guillotine", "params": params, "seed": None, "t0": t0}
+    common: dict[str, Any] = {
+        "algorithm": "gps-guillotine",
+        "params": params,
+        "seed": None,
+        "t0": t0,
+    }
     if size > GUILLOTINE_MAX_CELLS:
         info["reason"] = f"DP table of {size} entries exceeds {GUILLOTINE_MAX_CELLS}"
         return solution_from_cells(

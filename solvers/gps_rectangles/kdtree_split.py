@@ -152,7 +152,8 @@ def _kd_partition(instance, axis):
     coords, edges = (instance.ix, instance.iy), (instance.x_edges, instance.y_edges)
     nx, ny = instance.grid_shape
     labels = np.empty(instance.n, dtype=np.int64)
-    cells, max_depth = [], 0
+    cells: list[tuple[int, int, int, int]] = []
+    max_depth = 0
     # stack of (point indices, cell range (i0, j0, i1, j1), depth)
     stack = [(np.arange(instance.n), (0, 0, nx - 1, ny - 1), 0)]
     while stack:

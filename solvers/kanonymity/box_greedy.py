@@ -104,7 +104,7 @@ def box_greedy_until(
     before it ends; checked at every lattice node, so a start within a time limit (the local
     search's) stops there."""
     check_instance(instance, KAnonymityInstance)
-    check_seed(seed)
+    recorded = check_seed(seed)
     t0 = time.perf_counter()
     reason = unsupported(instance)
     if reason is not None:
@@ -119,7 +119,7 @@ def box_greedy_until(
         labels,
         ALGORITHM,
         params=instance.params,
-        seed=seed,
+        seed=recorded,
         status="feasible",
         objective=labels_cost(instance, labels),
         time_s=time.perf_counter() - t0,

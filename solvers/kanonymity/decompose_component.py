@@ -182,7 +182,7 @@ def decompose_component(
 
 
 def _adjacency(edges):
-    adj = {}
+    adj: dict[Hashable, set[Hashable]] = {}
     for a, b in edges:
         adj.setdefault(a, set()).add(b)
         adj.setdefault(b, set()).add(a)
@@ -220,7 +220,8 @@ def _case_d(adj, steiner, s, k, u, br, sizes):
     first part up to ``k − 1``; ``u`` joins a part of exactly ``k − 1`` (else the first), its
     Steiner copy ``u′`` the other."""
     order = sorted(br, key=lambda y: (-sizes[y], y))
-    first, size = [], 0
+    first: list[int] = []
+    size = 0
     while size < k - 1:
         y = order[len(first)]
         first.append(y)
@@ -302,8 +303,8 @@ def decompose_forest(parent: Sequence[int], weights: Sequence[int], k: int) -> D
 def _bfs_forest(parent):
     """Roots, BFS order (parents first) and the root of each vertex of a parent array."""
     nv = len(parent)
-    children = [[] for _ in range(nv)]
-    roots = []
+    children: list[list[int]] = [[] for _ in range(nv)]
+    roots: list[int] = []
     for x, p in enumerate(parent):
         (children[p] if p >= 0 else roots).append(x)
     order, tree = [], [0] * nv  # BFS order (parents first) and the root of each vertex
@@ -340,7 +341,10 @@ class _ForestCutter:
         self.cut = [-1] * nv
         self.edge_part = [-2] * nv  # -2: the edge belongs to the vertex's part
         self.residual = [0] * nv
-        self.sizes, self.spread, self.steiner, self.cases = [], {}, [], Counter()
+        self.sizes: list[int] = []
+        self.spread: dict[int, list[tuple[int, int]]] = {}
+        self.steiner: list[tuple[int, int]] = []
+        self.cases: Counter[str] = Counter()
         self.done = set()
 
     def new_part(self, size):
@@ -393,7 +397,7 @@ class _ForestCutter:
         remaining, residual, done = self.remaining, self.residual, self.done
         nv = len(parent)
         acc = [0] * nv
-        attached = [[] for _ in range(nv)]
+        attached: list[list[int]] = [[] for _ in range(nv)]
         for u in reversed(order):
             r = tree[u]
             if r in done:

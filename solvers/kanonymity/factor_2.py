@@ -153,7 +153,7 @@ def one_two_factor(
 def _clusters(instance, components):
     """The components of the factor as clusters, those of more than 3 vertices cut by
     :func:`_split`."""
-    groups = []
+    groups: list[np.ndarray] = []
     for verts, cycle in components:
         groups.extend([verts] if len(verts) <= 3 else _split(instance, verts, cycle))
     return groups
@@ -175,12 +175,14 @@ def _split(instance, verts, cycle):
         if not cycle:
             c[n_v - z + 1 :] = np.inf  # a path's runs do not wrap
         cost[z] = c
-    best = (np.inf, None)
+    best: tuple[float, list[tuple[int, int]] | None] = (np.inf, None)
     for offset in (0, 1, 2) if cycle else (0,):
         value, starts = _path_dp(n_v, lambda s, z, o=offset: cost[z][(s + o) % n_v])
         if value < best[0]:
             best = (value, [((s + offset) % n_v, z) for s, z in starts])
-    return [verts[(s + np.arange(z)) % n_v] for s, z in best[1]]
+    runs = best[1]
+    assert runs is not None  # runs of 2 and 3 cover any path of more than 3 vertices
+    return [verts[(s + np.arange(z)) % n_v] for s, z in runs]
 
 
 def _path_dp(n_v, run_cost):

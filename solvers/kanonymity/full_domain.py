@@ -88,7 +88,7 @@ def privacy_models(
     """``k``-anonymity plus the given models; ``ValueError`` naming ``privacy`` when one needs a
     sensitive attribute the table lacks or is not a :class:`PrivacyModel`."""
     given = () if privacy is None else (privacy,) if isinstance(privacy, PrivacyModel) else privacy
-    models = [KAnonymity(k)]
+    models: list[PrivacyModel] = [KAnonymity(k)]
     for p in given:
         if not isinstance(p, PrivacyModel):
             raise TypeError(f"`privacy` must hold PrivacyModel objects, got {type(p).__name__}")
@@ -172,7 +172,9 @@ class Lattice:
         # models whose test reads the distribution of the records: rechecked on the release
         self._released = tuple(p for p in self.models if isinstance(p, TCloseness))
         codes = table.codes.astype(np.int64)
-        if self.sensitive:
+        self.prior: np.ndarray | None
+        # a model that needs the sensitive attribute was refused above when the table has none
+        if self.sensitive and table.sensitive is not None:
             codes = np.column_stack([codes, table.sensitive.astype(np.int64)])
             self.n_sensitive = len(table.sensitive_values or ())
             self.prior = np.bincount(table.sensitive, minlength=self.n_sensitive) / self.n
@@ -212,7 +214,10 @@ class Lattice:
 
     # -- frequency sets ---------------------------------------------------------------------
     def frequency_set(
-        self, attrs: Sequence[int], levels: Sequence[int], source: FrequencySet | None = None
+        self,
+        attrs: Sequence[int],
+        levels: Sequence[int] | np.ndarray,
+        source: FrequencySet | None = None,
     ) -> FrequencySet:
         """The frequency set of ``attrs`` at ``levels``, rolled up from ``source`` (a frequency
         set of a superset of ``attrs`` at levels no higher) or from the table's distinct rows.
@@ -323,15 +328,15 @@ class Lattice:
         grids = np.meshgrid(*[np.arange(h + 1) for h in self.heights], indexing="ij")
         return np.column_stack([g.reshape(-1) for g in grids]).astype(np.int64)
 
-    def node_set(self, levels: Sequence[int]) -> FrequencySet:
+    def node_set(self, levels: Sequence[int] | np.ndarray) -> FrequencySet:
         """The frequency set of a full node (all attributes)."""
         return self.frequency_set(range(self.m), levels)
 
-    def recoding(self, levels: Sequence[int], method: str) -> Recoding:
+    def recoding(self, levels: Sequence[int] | np.ndarray, method: str) -> Recoding:
         """The published table of a node: the records of failing classes suppressed."""
         t = self.table
         cols = [self.groups[j][lv][t.codes[:, j]] for j, lv in enumerate(levels)]
-        sens = t.sensitive.astype(np.int64) if self.sensitive else None
+        sens = t.sensitive.astype(np.int64) if self.sensitive and t.sensitive is not None else None
         fs, row = self._aggregate(range(self.m), levels, cols, np.ones(self.n), sens)
         return Recoding.full_domain(
             t, levels, self.failing_rows(fs)[row], hierarchies=self.hierarchies, method=method
@@ -382,23 +387,25 @@ class Lattice:
         d, offsets = hierarchy_domain(h)
         return star_nodes(d)[offsets[:-1] + h.groups[0, :]]
 
-    def utility(self, metric: str, levels: Sequence[int], fs: FrequencySet | None = None) -> float:
+    def utility(
+        self, metric: str, levels: Sequence[int] | np.ndarray, fs: FrequencySet | None = None
+    ) -> float:
         """``metric`` of the table published at ``levels`` (failing classes suppressed)."""
         check_choice("metric", metric, NODE_METRICS)
-        levels = np.asarray(levels, dtype=np.int64)
-        fs = self.node_set(levels) if fs is None else fs
+        lv = np.asarray(levels, dtype=np.int64)
+        fs = self.node_set(lv) if fs is None else fs
         failing, _, passing_sizes = self._failing(fs)
         n, m, w = self.n, self.m, self.table.weights
         s = int(fs.counts[failing].sum())
         if metric == "discernibility":
             return float(np.sum(passing_sizes.astype(float) ** 2) + s * n)
-        base = float(self.separable_bounds(metric, levels[None, :])[0])
+        base = float(self.separable_bounds(metric, lv[None, :])[0])
         if s == 0:
             return base
         rows, cnt = fs.tuples[failing], fs.counts[failing].astype(float)
         extra = 0.0  # what suppressing those rows adds to the unsuppressed value
         for j in range(m):
-            h, t = self.hierarchies[j], int(levels[j])
+            h, t = self.hierarchies[j], int(lv[j])
             if metric == "generalization-cost":
                 extra += s * w[j] * (1 - t / h.height)
             elif metric == "precision":
@@ -476,6 +483,6 @@ class SourceCache:
         return self.sets[int(min(ok, key=lambda i: len(self.sets[i].counts)))]
 
 
-def node_label(lattice: Lattice, levels: Sequence[int]) -> dict[str, int]:
+def node_label(lattice: Lattice, levels: Sequence[int] | np.ndarray) -> dict[str, int]:
     """``{attribute: level}`` of a node, for reports."""
     return {a: int(t) for a, t in zip(lattice.table.attributes, levels, strict=True)}

@@ -266,7 +266,7 @@ def local_search(
     G. Aggarwal et al., "Approximation Algorithms for k-Anonymity", 2005, §4 (the start).
     """
     check_instance(instance, KAnonymityInstance)
-    check_seed(seed)
+    recorded = check_seed(seed)
     time_limit = check_number("time_limit", time_limit, low=0, closed="neither")
     given = _check_start(instance, start)
     t0 = time.perf_counter()
@@ -274,17 +274,17 @@ def local_search(
     forest_cost = greedy_cost = bound = None
     if given is None:
         first = forest(instance, seed=seed)
-        starts = [("forest", first.labels, first.objective)]
+        starts = [_as_start("forest", first)]
         forest_cost, bound = first.objective, first.lower_bound
         greedy = None if unsupported(instance) else box_greedy_until(instance, deadline, seed=seed)
         if greedy is not None:
             greedy_cost = greedy.objective
-            starts.append(("box-greedy", greedy.labels, greedy.objective))
+            starts.append(_as_start("box-greedy", greedy))
         starts.sort(key=lambda s: s[2])  # the cheaper first (stable: FOREST on a tie)
     else:
         starts = [("given", *given)]
     best, counts = None, dict.fromkeys(("rounds", "relocations", "splits", "exchanges"), 0)
-    descended = []
+    descended: list[str] = []
     for name, labels, cost in starts:
         if descended and time.perf_counter() >= deadline:
             break  # the first start is always descended
@@ -301,7 +301,7 @@ def local_search(
         labels,
         ALGORITHM,
         params=instance.params,
-        seed=seed,
+        seed=recorded,
         status="feasible",
         objective=objective,
         lower_bound=bound,
@@ -360,6 +360,12 @@ def _check_start(instance, start):
     if labels is None:
         raise ValueError("`start` must be a Solution with labels or a labels array, got none")
     check = verify(instance, np.asarray(labels), strict=False)
-    if not check.feasible:
+    if not check.feasible or check.cost is None:
         raise ValueError(f"`start` must be a feasible partition: {check.violations[0]}")
     return np.asarray(labels, dtype=np.int64), float(check.cost)
+
+
+def _as_start(name: str, solution: Solution) -> tuple[str, np.ndarray, float]:
+    """``(name, labels, cost)`` of a heuristic's solution (both always set) as a start."""
+    assert solution.labels is not None and solution.objective is not None
+    return name, solution.labels, solution.objective

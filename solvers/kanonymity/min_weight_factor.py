@@ -265,7 +265,7 @@ def factor_components(n: int, edges: np.ndarray) -> list[tuple[np.ndarray, bool]
 
 def component_histogram(components: list[tuple[np.ndarray, bool]]) -> dict[str, int]:
     """``{"path-3": 4, "cycle-5": 1, ...}``: component shapes (by vertex count) and counts."""
-    hist = {}
+    hist: dict[str, int] = {}
     for verts, cyc in components:
         key = f"{'cycle' if cyc else 'path'}-{len(verts)}"
         hist[key] = hist.get(key, 0) + 1

@@ -33,7 +33,9 @@ class Attr:
         self.h, self.n_values, self.numeric = h, len(labels), numeric
         codes = np.arange(self.n_values)
         if numeric:
-            self.values = numeric_values(labels)
+            values = numeric_values(labels)
+            assert values is not None  # numeric only where all labels parse (_numeric_iv)
+            self.values = values
             self.perm = np.lexsort((codes, self.values))  # numeric order, ties by code
             self.order = np.empty(self.n_values, dtype=np.int64)
             self.order[self.perm] = codes

@@ -34,7 +34,7 @@ def split_star(units: int, sizes: Sequence[int], k: int) -> list[tuple[list[int]
     big = max_component_size(k)
     order = sorted(range(len(sizes)), key=lambda i: (-sizes[i], i))
     pos, total = 0, units + sum(sizes)
-    pieces = []
+    pieces: list[tuple[list[int], int, str | None]] = []
 
     def prefix(target, spare):
         """Greedy prefix (branches by decreasing size, then spare copies) reaching ``target``."""

@@ -81,7 +81,7 @@ def hilbert_order(codes: np.ndarray, sensitive: np.ndarray) -> np.ndarray:
                     key = (key << 1) | ((tr[i] >> k) & 1)
             rank[np.argsort(key, kind="stable")] = np.arange(rep.shape[1])
         else:
-            keys = []  # most significant first: bit level k of dims 0..d-1
+            keys: list[np.ndarray] = []  # most significant first: bit level k of dims 0..d-1
             for k in range(bits - 1, -1, -1):
                 keys.extend((tr[i] >> k) & 1 for i in range(d))
             rank[np.lexsort(keys[::-1])] = np.arange(rep.shape[1])

@@ -37,7 +37,7 @@ from scipy.optimize import linear_sum_assignment
 
 from anonratio.instances import Solution, verify
 from anonratio.instances.errors import UnsupportedInstanceError
-from anonratio.instances.ldiversity import LDiversityInstance
+from anonratio.instances.ldiversity import LDiversityInstance, LDiversityVerification
 from anonratio.instances.validation import check_instance, check_seed
 
 __all__ = ["matching", "needs_two_values", "MAX_ARCS"]
@@ -220,6 +220,8 @@ def matching(instance: LDiversityInstance, *, seed: Any = None) -> Solution:
     recorded = check_seed(seed)
     labels, info = matching_labels(instance)
     check = verify(instance, labels)
+    # strict verification: the labels are feasible, so the cost is set
+    assert isinstance(check, LDiversityVerification) and check.cost is not None
     info.update(stars=check.stars, suppressed_tuples=check.suppressed_tuples)
     info["n_groups"] = check.n_groups
     return Solution(

@@ -10,6 +10,7 @@ height and the number of pillars), lazily pruned.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Mapping
 from time import perf_counter
 from typing import Any
 
@@ -266,7 +267,7 @@ def tp_partition(instance: LDiversityInstance) -> tuple[np.ndarray, dict[str, An
 # ---------------------------------------------------------------------------------------------
 # guarantee
 # ---------------------------------------------------------------------------------------------
-def tp_bound(instance: LDiversityInstance, info: dict[str, Any]) -> float:
+def tp_bound(instance: LDiversityInstance, info: Mapping[str, Any]) -> float:
     """A-priori ratio bound of TP for the phase it ended in (``info`` of :func:`tp_partition`).
 
     Tuples (Problem 2), with ``h1 = h(R1)`` and ``OPT >= LB = max(|R1|, l h1)`` (Cor. 5.10):
@@ -310,6 +311,7 @@ def tp_guarantee(instance: LDiversityInstance, solution: Solution | None = None)
     """
     if solution is None:
         solution = tp(instance)
+    assert solution.objective is not None  # TP always ends with a feasible partition
     if float(solution.objective) == 0:
         return 1.0
     return float(tp_bound(instance, solution.info))

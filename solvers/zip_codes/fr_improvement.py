@@ -170,7 +170,7 @@ def _fr_phase(adj, tadj, deg, k):
             for v in tadj[u]:
                 if v > u and not bad[v]:
                     dsu.union(u, v)
-    remembered = {}
+    remembered: dict[int, tuple[int, int]] = {}
     queue = [(u, v) for u in range(n) if not bad[u] for v in adj[u] if v > u and not bad[v]]
     queue = [e for e in queue if e[1] not in tadj[e[0]]]
     queue.reverse()
@@ -182,7 +182,7 @@ def _fr_phase(adj, tadj, deg, k):
         top = [w for w in on_cycle if deg[w] == k]
         if top:
             for w in top:
-                log = []
+                log: list[tuple[int, int, str]] = []
                 ok = _swap(tadj, deg, k, w, (a, b), remembered, set(), log)
                 if ok and max(deg) <= k and sum(1 for d in deg if d == k) < n_top:
                     return True
@@ -288,7 +288,7 @@ def improve_tree(
     ``n`` phases per degree level (Fürer and Raghavachari 1994).
     """
     deg = [len(t) for t in tadj]
-    swaps, witness = 0, []
+    swaps, witness = 0, list[int]()
     while max_phases is None or swaps < max_phases:
         k = max(deg)
         if k <= 2:

@@ -199,6 +199,7 @@ def low_degree_spanning_tree(
         key = _degree_key(tadj)
         if best is None or key < best[0]:
             best = (key, tadj, swaps, _tree_lower_bound(adj, tadj, witness, key[0]))
+    assert best is not None  # restarts >= 1 (checked above)
     (d, _), tadj, swaps, lb = best
     tree = _as_graph(nodes, tadj)
     tree.graph.update(max_degree=d, method=method, swaps=swaps, degree_lower_bound=min(lb, d))
@@ -230,7 +231,7 @@ def _start_tree(base, degs, how, rng):
     else:
         root = int(rng.integers(n))
         parent = _search_tree(adj, root, depth_first=how == "dfs")
-    tadj = [set() for _ in range(n)]
+    tadj: list[set[int]] = [set() for _ in range(n)]
     for v, p in enumerate(parent):
         if p >= 0:
             tadj[v].add(p)

@@ -53,7 +53,8 @@ def _tree_ratio(instance: ZipCodesInstance, d: int) -> float:
 def _preorder(tree_adj, root):
     """Preorder ``order`` (position -> node) and ``end`` (position -> one past its subtree)."""
     n = len(tree_adj)
-    order, end = [], [0] * n
+    order: list[int] = []
+    end = [0] * n
     parent = [-1] * n
     stack = [(root, False)]
     while stack:
@@ -67,8 +68,8 @@ def _preorder(tree_adj, root):
             if v != parent[u]:
                 parent[v] = u
                 stack.append((v, False))
-    order = np.asarray(order, dtype=np.int64)
-    return order, np.asarray(end, dtype=np.int64)[order]
+    preorder = np.asarray(order, dtype=np.int64)
+    return preorder, np.asarray(end, dtype=np.int64)[preorder]
 
 
 def split_tree(

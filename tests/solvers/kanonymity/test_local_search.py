@@ -133,3 +133,10 @@ def test_the_box_greedy_start_ends_at_the_time_limit():
     _check(inst, sol)
     assert sol.info["box_greedy_cost"] is None and sol.info["descended"] == ["forest"]
     assert sol.info["rounds"] == 0
+
+
+def test_a_generator_seed_is_recorded_as_none():
+    # a Solution records an integer seed or None (check_seed), never the Generator object
+    inst, _ = generate("kanon-random", seed=1, n=30, k=3)
+    assert local_search(inst, seed=np.random.default_rng(0)).seed is None
+    assert local_search(inst, seed=7).seed == 7
