@@ -75,4 +75,4 @@ def certified_solution(
         status="feasible",
         info=merged,
     )
-    return out.replace(time_s=out.time_s + (solution.time_s or 0.0))
+    return out.replace(time_s=(out.time_s or 0.0) + (solution.time_s or 0.0))

@@ -154,8 +154,8 @@ def _cbc_time_share(log_text):
 
 def _cbc_outcome(prob, log_text):
     """Read status and bound from CBC's log (``Result - ...``, ``Objective value``, bound)."""
-    result = _CBC_RESULT.search(log_text)
-    result = result.group(1).strip() if result else "no result line"
+    found = _CBC_RESULT.search(log_text)
+    result = found.group(1).strip() if found else "no result line"
     low = result.lower()
     has = prob.sol_status in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
     objective = float(pulp.value(prob.objective) or 0.0) if has else None
@@ -184,7 +184,7 @@ def _cbc_outcome(prob, log_text):
         # CBC's bound is in its own objective units (which may omit PuLP's constant):
         # carry over its distance from CBC's objective value.
         o, b = _CBC_OBJECTIVE.search(log_text), _CBC_BOUND.search(log_text)
-        if o and b:
+        if o and b and objective is not None:  # ``has``: the objective is set
             bound = objective + (float(b.group(1)) - float(o.group(1)))
     kw = {
         "has_solution": has,
@@ -196,7 +196,7 @@ def _cbc_outcome(prob, log_text):
     }
     kw["failed"] = not (kw["proven_optimal"] or kw["proven_infeasible"] or kw["hit_limit"])
     nodes = _CBC_NODES.search(log_text)
-    stats = {"solver_status": result, "nodes": int(nodes.group(1)) if nodes else 0}
+    stats: dict[str, Any] = {"solver_status": result, "nodes": int(nodes.group(1)) if nodes else 0}
     if kw["failed"]:
         stats["reason"] = f"CBC result: {result}"
     return kw, objective, stats

@@ -111,10 +111,10 @@ def make_solution(
 ) -> Solution:
     """The :class:`Solution` of a run: labels decoded, bound at least the cheap lower bound."""
     has = run.has_solution
-    labels = data.decode(np.rint(y).astype(np.int64)) if has else None
+    labels = data.decode(np.rint(y).astype(np.int64)) if has and y is not None else None
     objective = run.objective if has else None
     info = {**data.info, **run.info}
-    bound = max(run.bound if run.bound is not None else -np.inf, data.lb)
+    bound: float | None = max(run.bound if run.bound is not None else -np.inf, data.lb)
     if run.status == "optimal":
         bound = objective
     elif run.status == "infeasible":
@@ -234,7 +234,8 @@ def solve_cpsat(
     if data.hint_y is not None:
         _cpsat_hint(model, data, y, load)
     run = run_cpsat(model, time_limit=time_limit, seed=solver_seed, threads=threads)
-    yv = np.array([[run.value(v) for v in row] for row in y]) if run.has_solution else None
+    value = run.value  # None without an incumbent
+    yv = None if value is None else np.array([[value(v) for v in row] for row in y])
     return make_solution(
         instance,
         data,

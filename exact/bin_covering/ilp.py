@@ -137,7 +137,8 @@ def solve_ilp(
         warm_start=data.hint_y is not None,
         integral=True,
     )
-    yv = np.array([[run.value(v) or 0.0 for v in row] for row in y]) if run.has_solution else None
+    value = run.value  # None without an incumbent
+    yv = None if value is None else np.array([[value(v) or 0.0 for v in row] for row in y])
     return make_solution(
         instance,
         data,

@@ -38,6 +38,7 @@ from anonratio.instances.clustering.instance import (
     RGatherInstance,
 )
 from anonratio.instances.clustering.verify import (
+    ClusteringVerification,
     clustering_cost,
     clustering_info,
     clustering_lower_bound,
@@ -105,6 +106,7 @@ def hint_clusters(instance: ClusteringInstance, hint: Any) -> tuple[np.ndarray, 
     )
     if not check.feasible:
         raise ValueError(f"`hint` must be a feasible solution: {'; '.join(check.violations[:3])}")
+    assert isinstance(check, ClusteringVerification)  # the verifier of a clustering instance
     return np.asarray(labels, dtype=np.int64), np.asarray(check.centers, dtype=np.int64)
 
 
@@ -226,8 +228,8 @@ def gather_data(
     if hint_center is not None and not data.infeasible and info["hint_cost"] <= ub:
         pair_id = np.full((n, n), -1, dtype=np.int64)
         pair_id[pi, pv] = np.arange(pi.size)
-        inside = hint_center >= 0
-        data.hint_pair = np.where(inside, pair_id[np.arange(n), np.maximum(hint_center, 0)], -1)
+        centered = hint_center >= 0
+        data.hint_pair = np.where(centered, pair_id[np.arange(n), np.maximum(hint_center, 0)], -1)
         data.hint_t = int(np.searchsorted(cand, info["hint_cost"]))
     info.update(
         n_candidate_radii=int(cand.size),
@@ -340,7 +342,10 @@ def cellular_data(
     if upper_bound is not None:
         ub = min(ub, upper_bound)
     limit = ub + _SLACK * max(1.0, abs(ub))
-    cv, crad, pi, pc = [], [], [], []
+    cv_parts: list[np.ndarray] = []
+    crad_parts: list[np.ndarray] = []
+    pi_parts: list[np.ndarray] = []
+    pc_parts: list[np.ndarray] = []
     n_clusters = 0
     for v in range(n):  # the clusters centered at v, members by increasing distance
         check_deadline(deadline, "listing the candidate clusters")
@@ -352,13 +357,14 @@ def cellular_data(
         rad, count = rad[keep], count[keep]
         first = np.cumsum(count) - count
         pos = np.arange(count.sum()) - np.repeat(first, count)
-        cv.append(np.full(rad.size, v))
-        crad.append(rad)
-        pi.append(order[pos])
-        pc.append(n_clusters + np.repeat(np.arange(rad.size), count))
+        cv_parts.append(np.full(rad.size, v))
+        crad_parts.append(rad)
+        pi_parts.append(order[pos])
+        pc_parts.append(n_clusters + np.repeat(np.arange(rad.size), count))
         n_clusters += rad.size
-    cv, crad = np.concatenate(cv).astype(np.int64), np.concatenate(crad)
-    pi, pc = np.concatenate(pi).astype(np.int64), np.concatenate(pc).astype(np.int64)
+    cv, crad = np.concatenate(cv_parts).astype(np.int64), np.concatenate(crad_parts)
+    pi = np.concatenate(pi_parts).astype(np.int64)
+    pc = np.concatenate(pc_parts).astype(np.int64)
     start = np.searchsorted(pc, np.arange(n_clusters + 1))
     coef_y, coef_x = f[cv], crad[pc]
     scale = _integer_scale(np.concatenate([coef_y, crad]), float(coef_y.sum() + coef_x.sum()) + 1.0)

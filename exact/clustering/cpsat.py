@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import math
 from time import perf_counter
+from typing import Any
 
 import numpy as np
 from ortools.sat.python import cp_model
@@ -94,7 +95,8 @@ _PARAMETERS = {"find_clauses_that_are_exactly_one": False}
 # ---------------------------------------------------------------------------------------------
 def _bool_vars(model, names, deadline: float) -> list:
     """One Boolean variable per name (an iterable of ``len``), the deadline checked as built."""
-    names, out = list(names), []
+    names = list(names)
+    out: list[Any] = []
     for part in timed(len(names), deadline, "building the variables"):
         out.extend(model.new_bool_var(names[p]) for p in part)
     return out
@@ -146,7 +148,9 @@ def _gather_model(instance: ClusteringInstance, data: GatherData, deadline: floa
 
 def _gather_hint(model, data: GatherData, x, y, o, R, deadline: float = math.inf) -> None:
     """A complete hint: the hint's pairs, centers, outliers and radius index."""
-    chosen = data.hint_pair[data.hint_pair >= 0]
+    hint_pair, hint_t = data.hint_pair, data.hint_t
+    assert hint_pair is not None and hint_t is not None  # called with a hint only
+    chosen = hint_pair[hint_pair >= 0]
     on = np.zeros(len(x), dtype=bool)
     on[chosen] = True
     for part in timed(len(x), deadline, "setting the hint"):
@@ -156,8 +160,8 @@ def _gather_hint(model, data: GatherData, x, y, o, R, deadline: float = math.inf
     for j, var in enumerate(y):
         model.add_hint(var, bool(opened[j]))
     for i, var in enumerate(o):
-        model.add_hint(var, bool(data.hint_pair[i] < 0))
-    model.add_hint(R, max(int(data.hint_t), data.t_lb))
+        model.add_hint(var, bool(hint_pair[i] < 0))
+    model.add_hint(R, max(int(hint_t), data.t_lb))
 
 
 def _solve_gather(instance, data, deadline, seed, threads):
@@ -170,8 +174,9 @@ def _solve_gather(instance, data, deadline, seed, threads):
         model, time_limit=seconds_left(deadline), seed=seed, threads=threads, parameters=_PARAMETERS
     )
     decoded = None
-    if run.has_solution:
-        chosen = np.flatnonzero([run.value(v) for v in x])
+    value = run.value  # None without an incumbent
+    if value is not None:
+        chosen = np.flatnonzero([value(v) for v in x])
         decoded = data.decode(chosen, instance.n)
     bound = float(data.cand[int(run.bound)]) if run.bound is not None else None
     return run, decoded, bound, 0.0  # an index objective: no scaling, no resolution
@@ -273,8 +278,9 @@ def _solve_cellular(instance, data, deadline, seed, threads):
         model, time_limit=seconds_left(deadline), seed=seed, threads=threads, parameters=params
     )
     decoded = None
-    if run.has_solution:
-        chosen = np.flatnonzero([run.value(v) for v in x])
+    value = run.value  # None without an incumbent
+    if value is not None:
+        chosen = np.flatnonzero([value(v) for v in x])
         decoded = data.decode(chosen, instance.n)
     # an integer bound (< 2^53) over a power of ten or of two: OPT >= bound / scale
     bound = None if run.bound is None else run.bound / scale
@@ -351,7 +357,7 @@ def solve_cpsat(
     deadline = within_run(t0 + time_limit)
     gather = isinstance(instance, GATHER)
     build = gather_data if gather else cellular_data
-    common = {
+    common: dict[str, Any] = {
         "algorithm": f"{instance.problem}-cpsat",
         "params": run_params(instance, time_limit, threads, upper_bound, hint),
         "seed": seed,

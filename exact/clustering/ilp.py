@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from time import perf_counter
+from typing import Any
 
 import numpy as np
 import pulp
@@ -56,7 +57,8 @@ __all__ = ["solve_highs", "solve_cbc", "solve_ilp"]
 # ---------------------------------------------------------------------------------------------
 def _binaries(prob, names, deadline: float) -> list:
     """One binary variable per name (an iterable), the deadline checked as they are built."""
-    names, out = list(names), []
+    names = list(names)
+    out: list[Any] = []
     for part in timed(len(names), deadline, "building the variables"):
         out.extend(prob.add_variable(names[p], 0, 1, cat="Binary") for p in part)
     return out
@@ -116,7 +118,9 @@ def _gather_model(instance: ClusteringInstance, data: GatherData, deadline: floa
 
 def _gather_start(data: GatherData, x, y, o, z, deadline: float = math.inf) -> None:
     """A MIP start: the hint's pairs, centers, outliers and radius levels."""
-    chosen = data.hint_pair[data.hint_pair >= 0]
+    hint_pair, hint_t = data.hint_pair, data.hint_t
+    assert hint_pair is not None and hint_t is not None  # called with a hint only
+    chosen = hint_pair[hint_pair >= 0]
     on = np.zeros(len(x), dtype=bool)
     on[chosen] = True
     for part in timed(len(x), deadline, "setting the MIP start"):
@@ -126,9 +130,9 @@ def _gather_start(data: GatherData, x, y, o, z, deadline: float = math.inf) -> N
     for j, var in enumerate(y):
         var.setInitialValue(int(opened[j]))
     for i, var in enumerate(o):
-        var.setInitialValue(int(data.hint_pair[i] < 0))
+        var.setInitialValue(int(hint_pair[i] < 0))
     for a, var in enumerate(z):
-        var.setInitialValue(int(data.t_lb + a <= max(data.hint_t, data.t_lb)))
+        var.setInitialValue(int(data.t_lb + a <= max(hint_t, data.t_lb)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -270,7 +274,7 @@ def solve_ilp(
     deadline = within_run(t0 + time_limit)
     gather = isinstance(instance, GATHER)
     build = gather_data if gather else cellular_data
-    common = {
+    common: dict[str, Any] = {
         "algorithm": f"{instance.problem}-{solver}",
         "params": run_params(instance, time_limit, threads, upper_bound, hint),
         "seed": seed,
@@ -302,7 +306,7 @@ def solve_ilp(
         integral=integral,
     )
     decoded = data.decode(_chosen(run, x), instance.n) if run.has_solution else None
-    if gather:
+    if isinstance(data, GatherData):
         bound = float(data.cand[int(run.bound)]) if run.bound is not None else None
     else:
         bound = data.unscale(run.bound)

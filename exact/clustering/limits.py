@@ -45,7 +45,7 @@ def deadline_solution(
     whose keywords ``common`` holds): ``time_limit``, or ``optimal`` when the bound meets the
     hint's cost. ``info["reason"]`` says why the solver did not run.
     """
-    info = {"solver": solver, "solver_status": "not run", "reason": reason}
+    info: dict[str, Any] = {"solver": solver, "solver_status": "not run", "reason": reason}
     info.update(n_variables=0, n_constraints=0)
     run = RunResult("time_limit", None, None, None, 0.0, None, info)
     bound = _held_bound(instance, data_info, hint_bound)

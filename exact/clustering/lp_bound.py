@@ -255,7 +255,8 @@ class ClusterMaster:
         )
         idx = np.arange(n, dtype=np.int32)
         h.addCols(n, np.full(n, big), np.zeros(n), np.full(n, highspy.kHighsInf), n, idx, idx, one)
-        self.highs, self.n_columns, self._seen = h, 0, set()
+        self.highs, self.n_columns = h, 0
+        self._seen: set[tuple[bytes, float]] = set()
 
     def add(self, columns: list[tuple[np.ndarray, float]]) -> int:
         """Add the configurations ``(members, cost)`` not already present; the number added."""

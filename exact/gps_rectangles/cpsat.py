@@ -65,6 +65,7 @@ def _solve_iv(instance, time_limit, seed, threads, hint):
     check = verify(instance, hint, strict=False)
     if not check.feasible:
         raise ValueError(f"`hint` must be a feasible solution: {'; '.join(check.violations[:3])}")
+    assert check.cost is not None  # a feasible solution has its cost
     cells = rectangles_to_cells(instance, hint.info["rectangles"])
     return time_limit, solver_seed, threads, cells, int(check.cost)
 

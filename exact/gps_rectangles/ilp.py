@@ -46,7 +46,7 @@ def _ilp_model(cells, wt, lb, ub, nx, ny):
     T = prob.add_variable("T", lb, max(lb, ub), cat="Integer")
     prob += T
     # Every cell lies in exactly one chosen rectangle.
-    cover = [[[] for _ in range(ny)] for _ in range(nx)]
+    cover: list[list[list[pulp.LpVariable]]] = [[[] for _ in range(ny)] for _ in range(nx)]
     for r, (i0, j0, i1, j1) in enumerate(cells.tolist()):
         for i in range(i0, i1 + 1):
             for j in range(j0, j1 + 1):
@@ -135,10 +135,9 @@ def solve_ilp(
         integral=True,
     )
     chosen_cells = None
-    if run.has_solution:
-        chosen_cells = [
-            tuple(c) for r, c in enumerate(cells.tolist()) if (run.value(x[r]) or 0) > 0.5
-        ]
+    value = run.value  # None without an incumbent
+    if value is not None:
+        chosen_cells = [tuple(c) for r, c in enumerate(cells.tolist()) if (value(x[r]) or 0) > 0.5]
     params = {**instance.params, "time_limit": time_limit, "threads": threads}
     params["hint"] = hint is not None
     info = {"n_candidates": int(len(cells)), "grid": [nx, ny]}

@@ -117,30 +117,38 @@ class BackgroundBound:
         self._ended = False  # the child's output is closed
 
     def __enter__(self) -> BackgroundBound:
-        self._process = subprocess.Popen(
+        process = subprocess.Popen(
             [sys.executable, "-m", _MODULE], stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )
-        reader = threading.Thread(target=_read, args=(self._process.stdout, self._queue))
+        self._process = process
+        reader = threading.Thread(target=_read, args=(process.stdout, self._queue))
         reader.daemon = True
         reader.start()
-        with self._process.stdin as feed:
+        assert process.stdin is not None  # stdin=PIPE
+        with process.stdin as feed:
             pickle.dump(self._args, feed)
         return self
 
+    @property
+    def _child(self) -> subprocess.Popen:
+        """The child process (started by ``__enter__``)."""
+        assert self._process is not None, "BackgroundBound is used as a context manager"
+        return self._process
+
     def __exit__(self, *exc) -> None:
-        if self._process.poll() is None:
-            self._process.terminate()
+        if self._child.poll() is None:
+            self._child.terminate()
         try:
-            self._process.wait(timeout=5)
+            self._child.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
+            self._child.kill()
+            self._child.wait()
 
     def _take(self, message) -> None:
         if message is None:
             self._ended = True
             if self.final is None and self.error is None:
-                code = self._process.wait()
+                code = self._child.wait()
                 self.error = f"the bound process ended without a result (exit code {code})"
             return
         kind = message[0]
@@ -172,6 +180,7 @@ class BackgroundBound:
         if not self._new:
             return None
         self._new = False
+        assert self.best is not None  # a new report is the best one
         return self.best[1]
 
     def result(

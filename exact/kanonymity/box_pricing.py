@@ -125,7 +125,7 @@ class BoxLattice:
         self.overflow = int(np.prod(np.array(sizes, dtype=object))) >= _KEY_LIMIT
         self.nodes = np.array(list(itertools.product(*(range(h.height + 1) for h in hs))))
         self.node_cost = self.nodes @ self.a
-        self._own_keys: list | None = None  # node_boxes' keys, in record order
+        self._own_keys: list[list[np.ndarray]] | None = None  # node_boxes' keys, in record order
 
     @property
     def u(self) -> int:
@@ -137,7 +137,7 @@ class BoxLattice:
         """Records times lattice nodes: the size of one unpruned sweep."""
         return float(self.u) * len(self.nodes)
 
-    def _keys(self, perm: np.ndarray) -> tuple[list, list]:
+    def _keys(self, perm: np.ndarray) -> list[list[np.ndarray]]:
         """Per attribute and level, the group ids in ``perm`` order, times the attribute's
         radix (or plain ids when the radix overflows)."""
         out = []

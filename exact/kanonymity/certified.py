@@ -115,6 +115,7 @@ def certify(
     t0 = perf_counter()
     threads = min(2, check_int("threads", threads, low=1))
     start, time_limit, seed = check_start(instance, solution, time_limit=time_limit, seed=seed)
+    assert solution.labels is not None  # check_start refused a solution without labels
     deadline = t0 + time_limit
     if time_limit < SIDE_BY_SIDE_MIN_S:
         threads = 1  # starting a second interpreter would take most of the time
@@ -136,6 +137,7 @@ def certify(
     check = verify(instance, labels, strict=False)
     if not check.feasible:  # a defect of the region search: never return an unchecked partition
         raise RuntimeError(f"region search broke the partition: {check.violations[:3]}")
+    assert check.cost is not None  # a feasible partition has its cost
     info = {}
     for stage, (value, seconds) in bound.stages.items():
         name = stage.replace("-", "_")
@@ -203,8 +205,9 @@ def _better(instance, labels, rounds):
     if rounds is None or rounds.labels is None:
         return labels, 0.0
     mine, theirs = verify(instance, labels, strict=False), verify(instance, rounds, strict=False)
-    if theirs.feasible and theirs.cost < mine.cost:
-        return rounds.labels, float(mine.cost - theirs.cost)
+    if theirs.feasible and theirs.cost is not None and mine.cost is not None:
+        if theirs.cost < mine.cost:
+            return rounds.labels, float(mine.cost - theirs.cost)
     return labels, 0.0
 
 

@@ -64,7 +64,9 @@ class Master:
                 costs.append(float(c))
         if not rows:
             return 0
-        starts, index, value = [], [], []
+        starts: list[int] = []
+        index: list[int] = []
+        value: list[int] = []
         for row in rows:
             ids, mult = np.unique(row, return_counts=True)
             starts.append(len(index))

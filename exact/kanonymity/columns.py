@@ -274,7 +274,9 @@ def enumerate_groups(
     lev = np.zeros((u, d.levels.shape[2]), dtype=np.int8)
     pis = pi.copy()
     run = np.ones(u, dtype=np.int64)  # copies of the last member already in the group
-    out_mem, out_cost, out_rc = [], [], []
+    out_mem: list[np.ndarray] = []
+    out_cost: list[np.ndarray] = []
+    out_rc: list[np.ndarray] = []
     exhaustive, n_out = True, 0
     for s in range(1, width):  # grow partial groups of s copies to s + 1
         size, keep_growing = s + 1, s + 1 < width

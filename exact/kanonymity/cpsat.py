@@ -8,6 +8,7 @@ program as a CP-SAT model.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from ortools.sat.python import cp_model
@@ -45,6 +46,7 @@ def _cpsat_parameters(threads, terms=0):
     With one or two workers CP-SAT's default portfolio leaves out the workers that use the full
     linear relaxation, which is what closes set-partitioning gaps. See ``SYMMETRY_LEVEL``.
     """
+    workers: dict[str, Any]
     if threads == 1:
         workers = {"linearization_level": 2}
     elif threads <= 4:
@@ -118,7 +120,9 @@ def _sp_cpsat(task):
             model.add_hint(z[g], int(v))
         if d.instance.row_deletion:
             for i in range(d.u):
-                model.add_hint(dele[i], int(task.hint_del[i]))
+                var = dele[i]
+                assert isinstance(var, cp_model.IntVar)  # a variable with row deletion
+                model.add_hint(var, int(task.hint_del[i]))
 
     run = run_cpsat(
         model,
@@ -127,12 +131,11 @@ def _sp_cpsat(task):
         threads=task.threads,
         parameters=_cpsat_parameters(task.threads, n_terms),
     )
-    if not run.has_solution:
+    value = run.value  # None without an incumbent
+    if value is None:
         return run, None, None
-    z_val = np.array([run.value(v) for v in z], dtype=float)
-    del_val = (
-        np.array([run.value(v) for v in dele], dtype=float) if d.instance.row_deletion else None
-    )
+    z_val = np.array([value(v) for v in z], dtype=float)
+    del_val = np.array([value(v) for v in dele], dtype=float) if d.instance.row_deletion else None
     return run, z_val, del_val
 
 

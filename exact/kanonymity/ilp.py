@@ -103,10 +103,11 @@ def _sp_pulp(task, solver):
         integral=d.integral,
         highs_presolve=False,
     )
-    if not run.has_solution:
+    value = run.value  # None without an incumbent
+    if value is None:
         return run, None, None
-    z_val = np.array([run.value(v) or 0.0 for v in z])
-    del_val = None if dele is None else np.array([run.value(v) or 0.0 for v in dele])
+    z_val = np.array([value(v) or 0.0 for v in z])
+    del_val = None if dele is None else np.array([value(v) or 0.0 for v in dele])
     return run, z_val, del_val
 
 

@@ -47,8 +47,8 @@ def _incumbent(d, groups):
             row = np.full(d.width, -1, dtype=np.int64)
             row[: len(piece)] = piece
             rows.append(row)
-    rows = np.array(rows, dtype=np.int64).reshape(-1, d.width)
-    mem, z = np.unique(rows, axis=0, return_counts=True)
+    table = np.array(rows, dtype=np.int64).reshape(-1, d.width)
+    mem, z = np.unique(table, axis=0, return_counts=True)
     cols = Columns(mem, group_cost(d, mem))
     used = np.repeat(mem, z, axis=0).reshape(-1)
     dele = d.counts - np.bincount(used[used >= 0], minlength=d.u)

@@ -267,6 +267,7 @@ def _bound_phase(d, st, *, t0, time_limit, bound=None):
         st.info["bound_given"] = bound is not None
         center, base = d.scale * found.prices, d.scale * found.value
         if found.source == "subset-row":  # the cuts' prices are part of every reduced cost
+            assert found.subset_row is not None  # set with that source
             st.cuts = found.subset_row.cuts
             center = d.scale * found.subset_row.prices
             st.info["subset_row_cuts"] = len(st.cuts)

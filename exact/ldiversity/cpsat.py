@@ -10,6 +10,7 @@ tuples) the patterns cost per record.
 from __future__ import annotations
 
 from time import perf_counter
+from typing import Any
 
 import numpy as np
 from ortools.sat.python import cp_model
@@ -156,7 +157,7 @@ def solve_cpsat(
     )
     data = build_data(instance, hint_labels=hint_labels, upper_bound=upper_bound)
     params = run_params(instance, time_limit, threads, upper_bound, hint)
-    common = {"algorithm": "ldiv-cpsat", "params": params, "seed": seed, "t0": t0}
+    common: dict[str, Any] = {"algorithm": "ldiv-cpsat", "params": params, "seed": seed, "t0": t0}
     if data.too_large:
         return make_solution(instance, data, None, None, **common)
     model, (ks, vs), y = _cpsat_model(data)
@@ -172,7 +173,8 @@ def solve_cpsat(
         parameters=_cpsat_parameters(threads),
     )
     yv = None
-    if run.has_solution:
+    value = run.value  # None without an incumbent
+    if value is not None:
         yv = np.zeros((data.n_pairs, data.counts.shape[1]), dtype=np.int64)
-        yv[ks, vs] = [run.value(var) for var in y]
+        yv[ks, vs] = [value(var) for var in y]
     return make_solution(instance, data, run, yv, **common)

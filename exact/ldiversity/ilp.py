@@ -10,6 +10,7 @@ no big-M, no indicator variables.
 from __future__ import annotations
 
 from time import perf_counter
+from typing import Any
 
 import numpy as np
 import pulp
@@ -133,7 +134,12 @@ def solve_ilp(
     )
     data = build_data(instance, hint_labels=hint_labels, upper_bound=upper_bound)
     params = run_params(instance, time_limit, threads, upper_bound, hint)
-    common = {"algorithm": f"ldiv-{solver}", "params": params, "seed": seed, "t0": t0}
+    common: dict[str, Any] = {
+        "algorithm": f"ldiv-{solver}",
+        "params": params,
+        "seed": seed,
+        "t0": t0,
+    }
     if data.too_large:
         return make_solution(instance, data, None, None, **common)
     prob, (ks, vs), y = _ilp_model(data)
@@ -151,9 +157,10 @@ def solve_ilp(
         integral=True,
     )
     yv = None
-    if run.has_solution:
+    value = run.value  # None without an incumbent
+    if value is not None:
         yv = np.zeros((data.n_pairs, data.counts.shape[1]), dtype=np.float64)
-        yv[ks, vs] = [run.value(var) or 0.0 for var in y]
+        yv[ks, vs] = [value(var) or 0.0 for var in y]
     return make_solution(instance, data, run, yv, **common)
 
 

@@ -45,7 +45,11 @@ import numpy as np
 from anonratio.exact.options import check_hint_labels, check_run_options, check_upper_bound
 from anonratio.exact.run import RunResult
 from anonratio.instances import Solution, verify
-from anonratio.instances.ldiversity import LDiversityInstance, ldiversity_lower_bound
+from anonratio.instances.ldiversity import (
+    LDiversityInstance,
+    LDiversityVerification,
+    ldiversity_lower_bound,
+)
 from anonratio.instances.validation import check_instance
 
 __all__ = [
@@ -91,7 +95,8 @@ class LDivData:
 
     def cells(self) -> tuple[np.ndarray, np.ndarray]:
         """``(k, v)`` of the variables: pair ``k`` and a value ``v`` its QI-group holds."""
-        return np.nonzero(self.counts[self.pair_q] > 0)
+        k, v = np.nonzero(self.counts[self.pair_q] > 0)
+        return k, v
 
     def decode(self, y: np.ndarray) -> np.ndarray:
         """Labels (pattern per record, renumbered 0..) from the counts ``y[k, v]``."""
@@ -202,16 +207,16 @@ def start_labels(instance: LDiversityInstance, counts: np.ndarray, value: np.nda
         trial = r[None, :] + kept
         excess = (l * trial.max(axis=1) - trial.sum(axis=1)).astype(float)
         excess[joined | (kept.sum(axis=1) == 0)] = np.inf
-        q = int(np.argmin(excess))
-        joined[q] = True
-        r = trial[q]
-        removed[q], kept[q] = counts[q], 0
+        best = int(np.argmin(excess))
+        joined[best] = True
+        r = trial[best]
+        removed[best], kept[best] = counts[best], 0
     # records sorted by (q, v): the first removed[q, v] of each block go to R (label g)
-    q = instance.qi_group
-    order = np.lexsort((value, q))
-    block = q[order] * m + value[order]
+    group = instance.qi_group
+    order = np.lexsort((value, group))
+    block = group[order] * m + value[order]
     rank = np.arange(block.size) - np.searchsorted(block, block, side="left")
-    labels = q.copy()
+    labels = group.copy()
     labels[order[rank < removed.reshape(-1)[block]]] = g
     return labels
 
@@ -242,10 +247,10 @@ def build_data(
     data.info = info
     # Start from the cheaper of the hint and the phase-1 partition.
     start = start_labels(instance, counts, value)
-    start_cost = int(round(verify(instance, start).cost))
+    start_cost = int(round(_verified_cost(instance, start)))
     info["phase1_cost"] = start_cost
     if hint_labels is not None:
-        hint_cost = int(round(verify(instance, hint_labels).cost))
+        hint_cost = int(round(_verified_cost(instance, hint_labels)))
         info["hint_cost"] = hint_cost
         if hint_cost <= start_cost:
             start, start_cost = hint_labels, hint_cost
@@ -274,6 +279,13 @@ def solve_iv(
     return time_limit, solver_seed, threads, check_hint_labels(instance, hint), upper_bound
 
 
+def _verified_cost(instance: LDiversityInstance, labels: Any) -> float:
+    """The cost of a feasible partition (verified strictly: an infeasible one raises)."""
+    cost = verify(instance, labels).cost
+    assert cost is not None  # a strict verification returns only for a feasible partition
+    return cost
+
+
 def make_solution(
     instance: LDiversityInstance,
     data: LDivData,
@@ -290,23 +302,23 @@ def make_solution(
     start partition, the cheaper of the hint and phase 1's, comes back)."""
     info = dict(data.info)
     if run is None:
-        labels = data.start
-        objective = float(verify(instance, labels).cost)
+        start = data.start
         return Solution.with_bound(
-            labels,
+            start,
             algorithm,
             params=params,
             seed=seed,
             status="memory_limit",
-            objective=objective,
+            objective=float(_verified_cost(instance, start)),
             bound=data.lb,
             t0=t0,
             info=info,
         )
     info.update(run.info)
     status, bound = run.status, run.bound
-    labels = objective = None
-    if run.has_solution:
+    labels: np.ndarray | None = None
+    objective: float | None = None
+    if run.has_solution and y is not None:
         labels = data.decode(np.rint(y).astype(np.int64))
         info["model_objective"] = run.objective
     elif status == "time_limit" and data.start is not None and data.ub == info["start_cost"]:
@@ -314,6 +326,7 @@ def make_solution(
         info["returned"] = "start"
     if labels is not None:
         check = verify(instance, labels)  # its cost is at most the model's
+        assert isinstance(check, LDiversityVerification) and check.cost is not None  # strict
         objective = float(check.cost)
         info.update(stars=check.stars, suppressed_tuples=check.suppressed_tuples)
         info["n_groups"] = check.n_groups

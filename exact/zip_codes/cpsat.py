@@ -151,8 +151,8 @@ def _arcs(instance):
     arcs = [(int(u), int(v)) for u, v in instance.edges] + [
         (int(v), int(u)) for u, v in instance.edges
     ]
-    into = [[] for _ in range(instance.n)]
-    out = [[] for _ in range(instance.n)]
+    into: list[list[int]] = [[] for _ in range(instance.n)]
+    out: list[list[int]] = [[] for _ in range(instance.n)]
     for i, (u, v) in enumerate(arcs):
         out[u].append(i)
         into[v].append(i)
