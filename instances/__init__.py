@@ -1,6 +1,6 @@
 """Problem models, validation, the independent verifier, lower bounds, generators and loaders.
 
-The shared core (:mod:`.base` dispatch of ``verify`` / ``cost`` / ``lower_bound`` and JSON,
+The shared core (:mod:`.base` dispatch of ``verify`` / ``lower_bound`` and JSON,
 :mod:`.solution`, :mod:`.errors`, :mod:`.validation`, :mod:`.io`, :mod:`.table`, :mod:`.loaders`)
 sits beside one subpackage per problem: :mod:`.kanonymity`, :mod:`.bin_covering`,
 :mod:`.zip_codes`, :mod:`.gps_rectangles`, :mod:`.ordered_labels`, :mod:`.clustering`,
@@ -11,7 +11,6 @@ dispatchers.
 from anonratio.instances.base import (
     PROBLEMS,
     Verification,
-    cost,
     instance_from_dict,
     instance_id,
     instance_to_dict,
@@ -147,7 +146,6 @@ __all__ = [
     "Table",
     "UnsupportedInstanceError",
     "Verification",
-    "cost",
     "instance_from_dict",
     "instance_id",
     "instance_to_dict",

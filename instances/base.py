@@ -20,7 +20,6 @@ from anonratio.instances.solution import Solution
 __all__ = [
     "Verification",
     "verify",
-    "cost",
     "lower_bound",
     "register_problem",
     "instance_to_dict",
@@ -84,12 +83,6 @@ def verify(instance: Any, solution: Any, *, strict: bool = True) -> Verification
     Verification
     """
     raise TypeError(f"no verifier registered for {type(instance).__name__}")
-
-
-@singledispatch
-def cost(instance: Any, labels: Any) -> float | None:
-    """The objective of a feasible partition (raises when it is infeasible)."""
-    return verify(instance, labels, strict=True).cost
 
 
 @singledispatch
