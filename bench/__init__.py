@@ -1,23 +1,23 @@
-"""anonratio.bench: run algorithms, store verified result rows, report and plot them.
+"""anonratio.bench: run algorithms, store verified result rows, report, track and publish.
 
-Modules
--------
-registry
-    Every algorithm with its kind, proven guarantee, source and complexity.
-runner
-    One verified result row per run (:func:`~anonratio.bench.runner.run_instance`), sweeps in
-    local processes or on Dask, and :func:`~anonratio.bench.runner.finalize` (optima, lower
-    bounds, ratios).
-store
-    Results as Parquet plus a CSV export.
-suites
-    Named benchmark suites (``quick`` is the default of ``anonratio run``).
-report
-    Summary tables and plots.
-cli
-    The ``anonratio`` command.
-benchmarks
-    asv benchmarks.
+Grouped by concern; imports point one way, from the bottom up (``tests/test_architecture.py``):
+
+core: ``declarations``, ``problems``, ``registry``, ``library``, ``errors``
+    What a problem declares (algorithms, families, hunts), the registry collecting it, the
+    library of hard instances the worst-found families read, and the shared errors.
+``engine``
+    One verified result row per run (``runner``, worker processes, finalize), sweeps of suites
+    and studies, the run record, the durable journal and the results store.
+``publish`` and ``report``
+    The anonymize pipeline (request, release, checked table); summary tables, plots and pages,
+    with a hook (``report.findings``) that experiments add their findings through.
+``api``
+    The Python door: ``anonymize``, ``solve``, ``sweep``.
+``tracking`` and ``experiments``
+    Reference optima, the quality gate, the worst-case hunter, the asv history; the paper
+    reproductions and the comparison with other tools.
+``cli`` and ``benchmarks``
+    The ``anonratio`` command (every parser); the asv benchmarks.
 
 Submodules are imported on demand, so ``import anonratio.bench`` stays cheap.
 """

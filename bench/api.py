@@ -1,10 +1,10 @@
 """The Python API: anonymize a DataFrame, solve an instance, run a sweep.
 
 ``anonratio.anonymize(df, qi=[...], k=5)`` returns the published DataFrame and an
-:class:`~anonratio.bench.publish.AnonymizationResult`; it is the path of ``anonratio anonymize``
-(:mod:`anonratio.bench.publish`), with the same figures: every publishing mode of the command line
-(k-anonymity, l-diversity with ``l=``, cluster centers with a clustering algorithm), the runner's
-proven bounds, and every requested model checked on the published cells.
+:class:`~anonratio.bench.publish.anonymize.AnonymizationResult`; it is the path of ``anonratio
+anonymize`` (:mod:`anonratio.bench.publish.anonymize`), with the same figures: every publishing mode
+of the command line (k-anonymity, l-diversity with ``l=``, cluster centers with a clustering
+algorithm), the runner's proven bounds, and every requested model checked on the published cells.
 ``anonratio.solve(instance, "forest")`` runs a registered algorithm and verifies its answer;
 ``anonratio.sweep("quick")`` runs a study and returns its tidy results.
 """
@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from anonratio.bench.publish import AnonymizationResult
+from anonratio.bench.publish.anonymize import AnonymizationResult
 from anonratio.instances import Solution, Table, verify
 from anonratio.instances.errors import InfeasibleSolutionError
 from anonratio.instances.hierarchies import HierarchyWarning, find_hierarchies, read_hierarchy
@@ -145,8 +145,8 @@ def anonymize(
     """Publish a k-anonymous (optionally l-diverse, t-close, ...), an l-diverse or a clustered
     version of a DataFrame.
 
-    The same path as ``anonratio anonymize`` (:mod:`anonratio.bench.publish`): the options are
-    validated, the algorithm runs through the runner (verified, with the best proven lower bound
+    The same path as ``anonratio anonymize`` (:mod:`anonratio.bench.publish.anonymize`): the options
+    are validated, the algorithm runs through the runner (verified, with the best proven lower bound
     and the optimum when proven), every requested model is checked on the published cells, and
     the figures are those the command line prints.
 
@@ -214,7 +214,7 @@ def anonymize(
         Bad input, naming the parameter, the value and the rule; ``InfeasibleInstanceError``
         when no table can satisfy the request.
     """
-    from anonratio.bench.publish import Source, check_qi, check_request, publish
+    from anonratio.bench.publish.anonymize import Source, check_qi, check_request, publish
 
     check_instance(df, pd.DataFrame, "df")
     qi = check_qi(qi)
@@ -258,10 +258,10 @@ def sweep(
     """
     import dataclasses
 
-    from anonratio.bench.journal import Journal, check_out_dir
-    from anonratio.bench.runner import finalize
-    from anonratio.bench.runner import sweep as run_tasks
-    from anonratio.bench.suites import get_suite
+    from anonratio.bench.engine.journal import Journal, check_out_dir
+    from anonratio.bench.engine.runner import finalize
+    from anonratio.bench.engine.runner import sweep as run_tasks
+    from anonratio.bench.engine.suites import get_suite
 
     suite = get_suite(str(study))
     tasks = suite.tasks()

@@ -355,7 +355,7 @@ class Family:
 
 @dataclass(frozen=True)
 class Hunt:
-    """How the worst-case hunter (:mod:`anonratio.bench.hunt`) searches one problem.
+    """How the worst-case hunter (:mod:`anonratio.bench.tracking.hunt`) searches one problem.
 
     Parameters
     ----------

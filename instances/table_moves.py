@@ -1,5 +1,5 @@
 """Small random changes of a :class:`~anonratio.instances.table.Table`: the moves the worst-case
-hunter (:mod:`anonratio.bench.hunt`) makes on k-anonymity and l-diversity instances.
+hunter (:mod:`anonratio.bench.tracking.hunt`) makes on k-anonymity and l-diversity instances.
 
 Each move takes a table and a ``numpy.random.Generator`` and returns a new table (the input is
 never modified); it raises ``ValueError`` when it does not apply (a table of one record cannot

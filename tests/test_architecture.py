@@ -5,7 +5,10 @@
   (it may use ``exact``'s model runner);
 * no import cycle between modules, function-level imports included (imports needed only by the
   type checker, under ``if TYPE_CHECKING:``, run nowhere and are left out);
-* every problem has the same name in every layer that has something for it.
+* every problem has the same name in every layer that has something for it;
+* inside ``bench``, imports point one way between its groups (:data:`BENCH_ORDER`), function-level
+  imports included: a module may import its own group and the groups below it, never a group
+  above it or a sibling group of the same rank.
 """
 
 import ast
@@ -141,3 +144,67 @@ def test_one_name_per_problem_in_every_layer():
 def test_no_module_over_500_lines():
     long = {m: n for m, p in MODULES.items() if (n := len(p.read_text().splitlines())) > 500}
     assert not long, long
+
+
+#: the groups of ``bench`` from the bottom up; groups sharing a rank do not import each other
+BENCH_ORDER = (
+    {"core"},
+    {"engine"},
+    {"publish", "report"},
+    {"api"},
+    {"tracking", "experiments"},
+    {"cli", "benchmarks"},
+)
+BENCH_RANK = {group: rank for rank, groups in enumerate(BENCH_ORDER) for group in groups}
+#: the top-level modules and subpackages of ``bench`` that are not a group of their own name
+CORE = {"__init__", "declarations", "registry", "errors", "library", "problems"}
+
+
+def _bench_group(module):
+    """The group of a ``bench`` module, from its path: the subpackage it sits in
+    (``bench/engine/runner.py``: ``engine``) or, at the top, its name; the core for :data:`CORE`."""
+    path = MODULES[module].relative_to(ROOT / "bench")
+    top = path.parts[0] if len(path.parts) > 1 else path.stem
+    return "core" if top in CORE else top
+
+
+def test_every_bench_module_has_a_group():
+    groups = {_bench_group(m) for m in MODULES if _layer(m) == "bench"}
+    assert groups == set(BENCH_RANK), sorted(groups ^ set(BENCH_RANK))
+
+
+def test_bench_has_a_handful_of_top_level_modules():
+    top = sorted(p.stem for p in (ROOT / "bench").glob("*.py"))
+    assert len(top) <= 8, top
+
+
+def test_bench_imports_point_one_way():
+    bad = []
+    for a, b in GRAPH.edges:
+        if _layer(a) != "bench" or _layer(b) != "bench":
+            continue
+        ga, gb = _bench_group(a), _bench_group(b)
+        if ga != gb and BENCH_RANK[gb] >= BENCH_RANK[ga]:
+            bad.append(f"{a} ({ga}) imports {b} ({gb}) (line {GRAPH.edges[a, b]['line']})")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_one_way_rule_is_read():
+    """The rule above sees real imports upward and would see one downward."""
+    assert GRAPH.has_edge("anonratio.bench.cli.parser", "anonratio.bench.cli.commands")
+    assert GRAPH.has_edge("anonratio.bench.tracking.gate", "anonratio.bench.engine.record")
+    assert _bench_group("anonratio.bench.engine.runner") == "engine"
+    assert _bench_group("anonratio.bench.registry") == "core"
+
+
+def test_hooks_resolve_to_higher_groups():
+    """The lazily imported ``"module:function"`` names of the lower groups' hooks (report
+    findings, study task generators) exist and point upward, never downward."""
+    from anonratio.bench.engine.studies import GENERATORS
+    from anonratio.bench.report import findings
+
+    for owner, sources in (("report", findings.SOURCES), ("engine", GENERATORS)):
+        for source in sources:
+            assert callable(findings.resolve(source)), source
+            module = source.partition(":")[0]
+            assert BENCH_RANK[_bench_group(module)] > BENCH_RANK[owner], source

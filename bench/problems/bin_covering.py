@@ -23,7 +23,7 @@ Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009, §4 
 from functools import partial
 
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee
-from anonratio.bench.hunt_library import worst_found_family
+from anonratio.bench.library import worst_found_family
 from anonratio.exact.bin_covering import solve_cbc, solve_cpsat, solve_highs
 from anonratio.instances.bin_covering import (
     CENSUS_FILES,

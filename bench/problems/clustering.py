@@ -21,7 +21,7 @@ from anonratio.bench.declarations import (
     exact_guarantee,
     no_guarantee,
 )
-from anonratio.bench.hunt_library import worst_found_family
+from anonratio.bench.library import worst_found_family
 from anonratio.exact.clustering import solve_cbc, solve_cpsat, solve_highs
 from anonratio.exact.clustering.certified import certify
 from anonratio.instances.clustering.gadgets import random_formula, sat_gadget

@@ -14,7 +14,7 @@ Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009.
 """
 
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee
-from anonratio.bench.hunt_library import worst_found_family
+from anonratio.bench.library import worst_found_family
 from anonratio.exact.gps_rectangles import solve_cpsat, solve_highs
 from anonratio.instances.gps_rectangles import (
     clustered_points,

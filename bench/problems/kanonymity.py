@@ -22,7 +22,7 @@ from anonratio.bench.declarations import (
     needs_k,
     no_guarantee,
 )
-from anonratio.bench.hunt_library import worst_found_family
+from anonratio.bench.library import worst_found_family
 from anonratio.exact.kanonymity import solve_cbc, solve_cpsat, solve_highs
 from anonratio.exact.kanonymity.certified import certify
 from anonratio.instances import verify

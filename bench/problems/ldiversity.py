@@ -18,7 +18,7 @@ from anonratio.bench.declarations import (
     exact_guarantee,
     no_guarantee,
 )
-from anonratio.bench.hunt_library import worst_found_family
+from anonratio.bench.library import worst_found_family
 from anonratio.exact.ldiversity import certify, solve_cbc, solve_cpsat, solve_highs
 from anonratio.instances.ldiversity import LDiversityInstance
 from anonratio.instances.ldiversity.gadgets import random_3dm_gadget

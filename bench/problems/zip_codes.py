@@ -15,7 +15,7 @@ Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009.
 import numpy as np
 
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee
-from anonratio.bench.hunt_library import worst_found_family
+from anonratio.bench.library import worst_found_family
 from anonratio.exact.zip_codes import solve_cpsat
 from anonratio.instances.validation import check_choice
 from anonratio.instances.zip_codes import (

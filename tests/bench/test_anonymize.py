@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from anonratio.bench.cli import main
+from anonratio.bench.cli.parser import main
 from anonratio.instances.loaders import ADULT_QI
 
 QI = ["age", "sex", "zip"]

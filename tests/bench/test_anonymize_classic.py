@@ -6,7 +6,7 @@ import json
 import pandas as pd
 import pytest
 
-from anonratio.bench.cli import main
+from anonratio.bench.cli.parser import main
 from anonratio.instances.privacy_specs import check_published
 
 ROWS = [

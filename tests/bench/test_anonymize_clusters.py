@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonratio.bench.cli import main
+from anonratio.bench.cli.parser import main
 
 ROWS = [
     ("34", "41000", "flu"),

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonratio.bench.cli import main
+from anonratio.bench.cli.parser import main
 
 ROWS = [
     ("34", "M", "13053", "flu"),

@@ -1,10 +1,11 @@
-"""The offline view of the asv history (``bench/asv_history.py``), on asv-shaped result files."""
+"""The offline view of the asv history (``bench/tracking/asv_history.py``), on asv-shaped result
+files."""
 
 from __future__ import annotations
 
 import json
 
-from anonratio.bench import asv_history
+from anonratio.bench.tracking import asv_history
 
 COLUMNS = ["result", "params", "version", "started_at", "duration"]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from anonratio.bench.cli import main
+from anonratio.bench.cli.parser import main
 
 HEADER = "age;sex;zip;disease"
 ROWS = [
@@ -249,7 +249,7 @@ def test_errors_are_one_line_from_the_installed_command(tmp_path):
         (["--sep", ";;"], "`--sep` must be one character"),
         ([], "line 14: data row 13 has only empty fields"),
     ]:
-        argv = [sys.executable, "-m", "anonratio.bench.cli", "anonymize", str(data)]
+        argv = [sys.executable, "-m", "anonratio.bench.cli.parser", "anonymize", str(data)]
         argv += ["--qi", "age,sex", "--k", "3", "--out", str(tmp_path / "o.csv"), *extra]
         done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
         assert done.returncode == 2, done.stderr

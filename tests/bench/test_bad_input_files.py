@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonratio.bench.cli import main
+from anonratio.bench.cli.parser import main
 from anonratio.instances import (
     BinCoveringInstance,
     KAnonymityInstance,
@@ -341,7 +341,7 @@ def test_an_integral_float_size_is_the_integer(tmp_path):
 # results files for `report`
 # ---------------------------------------------------------------------------------------------
 def _results(tmp_path):
-    from anonratio.bench.store import write_results
+    from anonratio.bench.engine.store import write_results
 
     frame = pd.DataFrame(
         [
@@ -431,7 +431,7 @@ def test_generate_into_a_folder_writes_nothing(tmp_path, capsys):
 def test_a_failed_run_with_json_is_one_error_document_with_the_record(
     tmp_path, capsys, monkeypatch
 ):
-    import anonratio.bench.runner as runner
+    import anonratio.bench.engine.runner as runner
 
     real = runner.run_and_finalize
 
@@ -455,13 +455,13 @@ def test_a_failed_run_with_json_is_one_error_document_with_the_record(
 
 
 def test_an_unexpected_exception_is_one_line_and_one_document(tmp_path, capsys, monkeypatch):
-    import anonratio.bench.cli_commands as commands
+    import anonratio.bench.cli.commands as commands
 
     def boom(args):
         raise RuntimeError("something broke\nacross lines")
 
     monkeypatch.setattr(commands, "cmd_list", boom)
-    import anonratio.bench.cli as cli
+    import anonratio.bench.cli.parser as cli
 
     monkeypatch.setattr(cli, "cmd_list", boom)
     message = _expect_error(

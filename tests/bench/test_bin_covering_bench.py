@@ -12,16 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonratio.bench import registry
+from anonratio.bench.engine.runner import Task, finalize, run_instance, sweep
+from anonratio.bench.engine.suites import BIN_COVERING, BIN_COVERING_EXACT, get_suite
 from anonratio.bench.problems.bin_covering import ORDERS as BIN_COVERING_ORDERS
 from anonratio.bench.problems.bin_covering import RELAXED_EPSILON
-from anonratio.bench.reference import (
-    ALL_REFERENCE,
-    BIN_COVERING_REFERENCE,
-    EXACT_METHODS,
-    REFERENCE,
-    load_reference,
-    reference_instance,
-)
 from anonratio.bench.registry import (
     FAMILIES,
     REGISTRY,
@@ -30,8 +24,14 @@ from anonratio.bench.registry import (
     generate,
     get_algorithm,
 )
-from anonratio.bench.runner import Task, finalize, run_instance, sweep
-from anonratio.bench.suites import BIN_COVERING, BIN_COVERING_EXACT, get_suite
+from anonratio.bench.tracking.reference import (
+    ALL_REFERENCE,
+    BIN_COVERING_REFERENCE,
+    EXACT_METHODS,
+    REFERENCE,
+    load_reference,
+    reference_instance,
+)
 from anonratio.instances import (
     BinCoveringInstance,
     KAnonymityInstance,

@@ -1,4 +1,4 @@
-"""Tests of the ``anonratio`` command line (bench/cli.py), called through ``main([...])``."""
+"""Tests of the ``anonratio`` command line (bench/cli/parser.py), called through ``main([...])``."""
 
 import json
 import re
@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonratio.bench.cli import main
+from anonratio.bench.cli.parser import main
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -264,7 +264,7 @@ def _results_frame():
 
 
 def test_report_writes_summary_and_pngs(tmp_path, capsys):
-    from anonratio.bench.store import write_results
+    from anonratio.bench.engine.store import write_results
 
     write_results(_results_frame(), tmp_path / "res")
     assert main(["report", str(tmp_path / "res"), "--out", str(tmp_path / "rep"), "--json"]) == 0
@@ -282,7 +282,7 @@ def test_report_writes_summary_and_pngs(tmp_path, capsys):
 
 
 def test_report_text_mode_defaults_to_the_results_folder(tmp_path, capsys):
-    from anonratio.bench.store import write_results
+    from anonratio.bench.engine.store import write_results
 
     paths = write_results(_results_frame(), tmp_path)
     assert main(["report", str(paths["csv"])]) == 0
@@ -293,8 +293,8 @@ def test_report_text_mode_defaults_to_the_results_folder(tmp_path, capsys):
 
 
 def test_run_writes_results_summary_and_plots_under_results_suite(tmp_path, capsys, monkeypatch):
-    from anonratio.bench import suites
-    from anonratio.bench.runner import Task
+    from anonratio.bench.engine import suites
+    from anonratio.bench.engine.runner import Task
 
     tasks = [
         Task("kanon-binary", {"n": 8, "m": 3, "k": k}, seed=s, algorithm=a, time_limit=20.0)

@@ -4,8 +4,8 @@ import json
 
 import pandas as pd
 
-from anonratio.bench.cli import main
-from anonratio.bench.cli_publish import neutralize_formulas
+from anonratio.bench.cli.csv_output import neutralize_formulas
+from anonratio.bench.cli.parser import main
 
 CELLS = ['=HYPERLINK("http://x")', "+1+2", "-2+3", "@SUM(A1)", "\tx", "-5", "+1.5e3", "a=b"]
 

@@ -13,9 +13,9 @@ from ortools.sat.python import cp_model
 
 from anonratio.bench import declarations
 from anonratio.bench.declarations import WARM_START_SHARE, Algorithm
+from anonratio.bench.engine.runner import run_record
 from anonratio.bench.problems import kanonymity as kanonymity_problem
 from anonratio.bench.registry import generate, get_algorithm
-from anonratio.bench.runner import run_record
 from anonratio.exact import pulp_run
 from anonratio.exact import run as exact_run
 from anonratio.instances import Solution

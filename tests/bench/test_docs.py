@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from anonratio.bench.cli import build_parser
-from anonratio.bench.cli_common import UsageError
+from anonratio.bench.cli.parser import build_parser
+from anonratio.bench.errors import UsageError
 from anonratio.bench.registry import FAMILIES, get_algorithm
-from anonratio.bench.report import algorithms_markdown
+from anonratio.bench.report.summary import algorithms_markdown
 
 #: the checkout's root (tests run from a checkout; the installed package holds no docs)
 ROOT = Path(__file__).resolve().parents[2]

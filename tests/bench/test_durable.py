@@ -4,8 +4,8 @@ output on a pipe, two sweeps on one folder, memory and time limits, an early ``-
 The sweeps run in subprocesses. The real suites are too long to run twice here, so most tests
 start the CLI through a small script that registers test algorithms (``slow``: forest after a
 pause; ``hog``: fills 512 MiB; ``hang``: sleeps) and a suite read from the environment, then
-calls :func:`anonratio.bench.cli.main`; the SIGINT test runs ``python -m anonratio.bench.cli run
-quick`` itself.
+calls :func:`anonratio.bench.cli.parser.main`; the SIGINT test runs ``python -m anonratio.bench.cli
+run quick`` itself.
 """
 
 from __future__ import annotations
@@ -22,15 +22,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonratio.bench._signals import NonBlockingStderr
-from anonratio.bench.journal import JOURNAL, Journal, check_out_dir
+from anonratio.bench.engine._signals import NonBlockingStderr
+from anonratio.bench.engine.journal import JOURNAL, Journal, check_out_dir
 
 _SCRIPT = r"""
 import json, os, sys, time
 import numpy as np
-from anonratio.bench import registry, runner, suites
+from anonratio.bench import registry
+from anonratio.bench.engine import runner
+from anonratio.bench.engine import suites
 from anonratio.bench.declarations import Algorithm
-from anonratio.bench.cli import main
+from anonratio.bench.cli.parser import main
 
 def slow(instance, *, seed=None, time_limit=None):
     time.sleep(float(os.environ.get("DURABLE_DELAY", "0.2")))
@@ -173,7 +175,7 @@ def test_sigkill_then_resume_gives_the_uninterrupted_table(tmp_path):
 @pytest.mark.parametrize(("sig", "group"), [(signal.SIGINT, True), (signal.SIGTERM, False)])
 def test_signal_stops_within_5_s_and_keeps_finished_runs(tmp_path, sig, group):
     out = tmp_path / "quick"
-    cmd = [sys.executable, "-m", "anonratio.bench.cli", "run", "quick", "--out", str(out)]
+    cmd = [sys.executable, "-m", "anonratio.bench.cli.parser", "run", "quick", "--out", str(out)]
     proc = subprocess.Popen(
         [*cmd, "--jobs", "2"],
         stdout=subprocess.PIPE,
@@ -310,7 +312,7 @@ def test_a_resumed_sweep_reruns_the_runs_of_other_code_and_skips_those_of_the_sa
     tmp_path, monkeypatch
 ):
     """Resume reuses a journaled row only when the code identity that made it is this one."""
-    from anonratio.bench import record, runner
+    from anonratio.bench.engine import record, runner
 
     code = tmp_path / "code"
     (code / "bench").mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""Tests of the Figure 7 reproduction (anonratio.bench.fig7; Du et al. 2009, §5)."""
+"""Tests of the Figure 7 reproduction (anonratio.bench.experiments.fig7; Du et al. 2009, §5)."""
 
 import json
 
@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonratio.bench.fig7 import (
+from anonratio.bench.engine.runner import finalize, sweep
+from anonratio.bench.experiments.fig7 import (
     FIG7_ALGORITHMS,
     PAPER_CURVES,
     check_observations,
@@ -15,8 +16,7 @@ from anonratio.bench.fig7 import (
     k_grid,
     subrange_max,
 )
-from anonratio.bench.fig7_plot import observations_markdown, plot_fig7
-from anonratio.bench.runner import finalize, sweep
+from anonratio.bench.experiments.fig7_plot import observations_markdown, plot_fig7
 from anonratio.instances.bin_covering.generators import census_names
 
 MALE_S, MALE_MAX = 90052, 3318
@@ -156,7 +156,7 @@ def test_subrange_max():
 
 
 def test_proven_bounds_and_verdicts():
-    from anonratio.bench.fig7_plot import observation_verdicts, proven_bound
+    from anonratio.bench.experiments.fig7_plot import observation_verdicts, proven_bound
 
     assert proven_bound("fold-random") == 3.0
     assert proven_bound("simplified-spread-sorted") == 3.0  # Fold's argument, not Theorem 10's

@@ -1,4 +1,4 @@
-"""Tests of the quality gate (anonratio.bench.gate, ``anonratio gate``)."""
+"""Tests of the quality gate (anonratio.bench.tracking.gate, ``anonratio gate``)."""
 
 import dataclasses
 import json
@@ -8,8 +8,9 @@ import re
 import numpy as np
 import pytest
 
-from anonratio.bench import gate, gate_baseline, registry
-from anonratio.bench.cli import main
+from anonratio.bench import registry
+from anonratio.bench.cli.parser import main
+from anonratio.bench.tracking import gate, gate_baseline
 from anonratio.instances import Solution
 from anonratio.instances.errors import InstanceFormatError
 
@@ -245,7 +246,12 @@ def test_compare_refuses_a_baseline_entry_without_a_ratio():
 def _tree(root, *, checkout=True, gate_py="X = 1\n"):
     """A small fake package at ``root`` (with ``checkout``: a pyproject.toml of anonratio and
     the committed baseline, as a checkout has them)."""
-    files = {"__init__.py": "", "bench/__init__.py": "", "bench/gate.py": gate_py}
+    files = {
+        "__init__.py": "",
+        "bench/__init__.py": "",
+        "bench/tracking/__init__.py": "",
+        "bench/tracking/gate.py": gate_py,
+    }
     if checkout:
         files["pyproject.toml"] = '[project]\nname = "anonratio"\n'
         files["results/baselines/gate.json"] = gate.DEFAULT_BASELINE.read_text()
@@ -258,7 +264,7 @@ def _tree(root, *, checkout=True, gate_py="X = 1\n"):
 @pytest.fixture
 def imported_from(monkeypatch):
     """Pretend the imported package lives at a given folder (fresh code identity)."""
-    from anonratio.bench import record
+    from anonratio.bench.engine import record
 
     def use(root):
         monkeypatch.setattr(record, "package_root", lambda: root.resolve())
@@ -289,7 +295,8 @@ def test_gate_refuses_a_checkout_whose_installed_code_differs(
     assert "pip install ." in err and str(checkout.resolve()) in err and str(installed) in err
     assert main(["gate", "--algorithm", "forest", "--baseline", str(tmp_path / "b.json")]) == 2
     capsys.readouterr()
-    (checkout / "bench" / "gate.py").write_text("X = 1\n")  # reinstalled: the same code
+    # reinstalled: the same code
+    (checkout / "bench" / "tracking" / "gate.py").write_text("X = 1\n")
     assert main(["gate", "--algorithm", "forest", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["baseline"] == str(checkout.resolve() / "results/baselines/gate.json")

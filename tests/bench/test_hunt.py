@@ -1,4 +1,4 @@
-"""The worst-case hunter (bench/hunt.py, bench/hunt_cli.py, bench/hunt_library.py) and the moves
+"""The worst-case hunter (bench/tracking/hunt.py, bench/cli/hunt.py, bench/library.py) and the moves
 it makes (instances/*/moves.py, instances/table_moves.py)."""
 
 import dataclasses
@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from anonratio.bench import hunt_library
-from anonratio.bench.cli import main
-from anonratio.bench.hunt import evaluate, hunt
+from anonratio.bench import library as hunt_library
+from anonratio.bench.cli.parser import main
 from anonratio.bench.registry import HUNTS, REGISTRY, generate
+from anonratio.bench.tracking.hunt import evaluate, hunt
 from anonratio.instances import instance_id, verify
 from anonratio.instances.io import load_instance, save_instance
 
@@ -47,7 +47,7 @@ def test_finds_the_tight_instances_within_a_small_budget(algorithm, params, step
 
 
 def test_instances_stay_within_twice_the_starting_size(tmp_path, monkeypatch):
-    from anonratio.bench import hunt as hunt_module
+    from anonratio.bench.tracking import hunt as hunt_module
 
     sizes, real = [], hunt_module.evaluate
     monkeypatch.setattr(
@@ -80,7 +80,7 @@ def test_a_killed_hunt_resumes_from_its_journal(tmp_path, monkeypatch):
     lines = (part / "journal.jsonl").read_text().splitlines()
     (part / "journal.jsonl").write_text("\n".join(lines) + "\n" + lines[-1][:20])  # cut line
     calls = []
-    from anonratio.bench import hunt as hunt_module
+    from anonratio.bench.tracking import hunt as hunt_module
 
     real = hunt_module.evaluate
     monkeypatch.setattr(hunt_module, "evaluate", lambda *a, **k: calls.append(1) or real(*a, **k))

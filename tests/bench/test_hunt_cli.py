@@ -1,4 +1,4 @@
-"""``anonratio hunt`` on the command line (bench/hunt_cli.py): a Ctrl-C after the hunt's in-process
+"""``anonratio hunt`` on the command line (bench/cli/hunt.py): a Ctrl-C after the hunt's in-process
 exact solves still ends it with the command line's own status and message."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def test_sigint_after_cpsat_solves_exits_130_with_the_message(tmp_path):
     # r-gather's candidates are proven by the in-process CP-SAT model (r-gather-cpsat) before a
     # journal line is written; CP-SAT used to leave the default SIGINT action behind (rc -2)
     out = tmp_path / "hunt"
-    cmd = [sys.executable, "-m", "anonratio.bench.cli", "hunt", "r-gather", "--budget", "60"]
+    cmd = [sys.executable, "-m", "anonratio.bench.cli.parser", "hunt", "r-gather", "--budget", "60"]
     proc = subprocess.Popen(
         [*cmd, "--time-limit", "5", "--size", "6", "--out", str(out)],
         stdout=subprocess.PIPE,

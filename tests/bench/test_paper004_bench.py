@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from anonratio.bench.cli import main
+from anonratio.bench.cli.parser import main
+from anonratio.bench.engine.runner import Task, finalize, run_instance, sweep
 from anonratio.bench.registry import FAMILIES, REGISTRY, algorithms_for, generate, get_algorithm
-from anonratio.bench.runner import Task, finalize, run_instance, sweep
 from anonratio.instances import BinCoveringInstance, instance_id
 from anonratio.solvers.gps_rectangles.kdtree_split import kdtree_split_bound, kdtree_split_guarantee
 

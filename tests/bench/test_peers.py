@@ -1,6 +1,7 @@
-"""Tests of the ``peers`` suite (anonratio.bench.peers*): the metrics read from published
-DataFrames (hand-computed tables, no peer needed), the tables, the tool adapters, the report, the
-command line, and one tiny end-to-end run with anonypy, anjana and pycanon (skipped without them).
+"""Tests of the ``peers`` suite (anonratio.bench.experiments.peers*): the metrics read from
+published DataFrames (hand-computed tables, no peer needed), the tables, the tool adapters, the
+report, the command line, and one tiny end-to-end run with anonypy, anjana and pycanon (skipped
+without them).
 """
 
 import argparse
@@ -12,9 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonratio.bench import peers, peers_tables, peers_tools
-from anonratio.bench.peers_metrics import cell_ncp, published_metrics, pycanon_k, rows_aligned
-from anonratio.bench.peers_tables import (
+from anonratio.bench.cli import peers as peers_cli
+from anonratio.bench.experiments import peers, peers_tables, peers_tools
+from anonratio.bench.experiments.peers_metrics import (
+    cell_ncp,
+    published_metrics,
+    pycanon_k,
+    rows_aligned,
+)
+from anonratio.bench.experiments.peers_tables import (
     adult_case,
     anjana_hierarchies,
     generated_case,
@@ -314,14 +321,14 @@ def test_write_report_writes_csv_and_markdown(tmp_path):
 
 def _parse(argv):
     parser = argparse.ArgumentParser(prog="anonratio")
-    peers.add_peers_parser(parser.add_subparsers(dest="command"))
+    peers_cli.add_peers_parser(parser.add_subparsers(dest="command"))
     return parser.parse_args(["peers", *argv])
 
 
 def test_the_parser_reads_lists_and_the_adult_switch():
     args = _parse(["--sizes", "200,500", "--k", "5", "--no-adult", "--repeat", "1"])
     assert args.sizes == [200, 500] and args.k == [5] and args.adult is False
-    assert args.repeat == 1 and args.func is peers.cmd_peers
+    assert args.repeat == 1 and args.func is peers_cli.cmd_peers
     assert _parse([]).adult is None and _parse([]).sizes == [1000, 10000, 30000]
 
 

@@ -1,6 +1,6 @@
-"""One publishing path (bench/publish.py): ``anonratio.anonymize()`` and ``anonratio anonymize``
-report the same figures, every publishing mode of the command line is in the API, and the
-certified ratio is that of the published table."""
+"""One publishing path (bench/publish/anonymize.py): ``anonratio.anonymize()`` and ``anonratio
+anonymize`` report the same figures, every publishing mode of the command line is in the API, and
+the certified ratio is that of the published table."""
 
 import json
 
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import anonratio
-from anonratio.bench.cli import main
+from anonratio.bench.cli.parser import main
 
 FIGURES = ("cost", "published_cost", "lower_bound", "lower_bound_source", "certified_ratio")
 
@@ -129,7 +129,7 @@ def test_the_certified_ratio_is_of_the_published_table(tmp_path, capsys):
     )
     assert result.published_cost > result.cost  # 43.3 against the partition's 35.7
     assert result.certified_ratio == pytest.approx(result.published_cost / result.lower_bound)
-    from anonratio.bench.publish import RATIO_OF
+    from anonratio.bench.publish.anonymize import RATIO_OF
 
     assert result.ratio_of == RATIO_OF == "published cost / lower bound"
     assert f"certified ratio ({RATIO_OF})" in result.summary()

@@ -1,4 +1,4 @@
-"""The instance and the release of each publishing path (bench/publish_release.py): a model no
+"""The instance and the release of each publishing path (bench/publish/release.py): a model no
 release can satisfy is refused before any run, and every published table is checked against every
 requested model on its own cells before it is written."""
 
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import anonratio
-from anonratio.bench.cli import main
+from anonratio.bench.cli.parser import main
 from anonratio.instances.errors import InfeasibleInstanceError
 
 #: 28 records, 14 distinct sensitive values
@@ -86,8 +86,8 @@ def test_the_api_refuses_it_too():
 def test_a_whole_table_failure_proves_nothing_for_a_model_not_monotone_under_suppression():
     """Entropy l-diversity may hold on a subset when the whole table fails it: with suppression
     the up-front check leaves it to the algorithm."""
-    from anonratio.bench.publish import check_request
-    from anonratio.bench.publish_release import check_satisfiable
+    from anonratio.bench.publish.anonymize import check_request
+    from anonratio.bench.publish.release import check_satisfiable
     from anonratio.instances import Table
 
     df = pd.DataFrame({"a": list("xxxxy"), "s": ["flu", "flu", "flu", "flu", "hiv"]})
@@ -103,7 +103,7 @@ def test_a_whole_table_failure_proves_nothing_for_a_model_not_monotone_under_sup
 
 
 def test_l_eligibility_is_checked_from_counts():
-    from anonratio.bench.publish_release import LEligibility
+    from anonratio.bench.publish.release import LEligibility
 
     classes = np.array([0, 0, 0, 0, 1, 1, 1, -1])
     sensitive = np.array([0, 1, 0, 1, 0, 0, 1, 0])

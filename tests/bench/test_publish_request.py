@@ -1,4 +1,4 @@
-"""Validation of a publishing request (bench/publish_request.py), on both doors: every option a
+"""Validation of a publishing request (bench/publish/request.py), on both doors: every option a
 path cannot enforce is refused, clusters are published only with r >= 2, and bad option values
 end at the boundary (exit status 2, one line naming the option, the value and the rule; a
 ``ValueError`` in Python) instead of coming back as run failures."""
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import anonratio
-from anonratio.bench.cli import main
+from anonratio.bench.cli.parser import main
 
 ROWS = [
     (str(20 + (7 * i) % 40), "MF"[i % 2], f"1305{i % 4}", ["flu", "cold", "hiv"][i % 3])
@@ -212,8 +212,8 @@ def test_an_algorithm_refusing_its_options_is_bad_input(data, tmp_path, capsys):
 
 
 def test_options_are_named_as_written_on_each_door(frame):
-    from anonratio.bench.cli_anonymize import CLI_NAMES
-    from anonratio.bench.publish import check_request
+    from anonratio.bench.cli.anonymize import CLI_NAMES
+    from anonratio.bench.publish.anonymize import check_request
 
     with pytest.raises(ValueError, match=r"^`--k` must be an integer >= 2 to publish clusters"):
         check_request(qi=["age"], k=1, algorithm="r-gather", names=CLI_NAMES)

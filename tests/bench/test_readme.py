@@ -6,9 +6,9 @@ The algorithm table itself is checked in ``docs/algorithms.md`` (tests/bench/tes
 import json
 from pathlib import Path
 
-from anonratio.bench.cli import main
+from anonratio.bench.cli.parser import main
 from anonratio.bench.registry import REGISTRY
-from anonratio.bench.report import algorithms_markdown
+from anonratio.bench.report.summary import algorithms_markdown
 
 #: the checkout's README (tests run from a checkout; the installed package holds no README)
 README = Path(__file__).resolve().parents[2] / "README.md"

@@ -1,4 +1,4 @@
-"""Tests of the typed run record (anonratio.bench.record) and the one JSON sanitizer."""
+"""Tests of the typed run record (anonratio.bench.engine.record) and the one JSON sanitizer."""
 
 import dataclasses
 import json
@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonratio.bench import runner, store
-from anonratio.bench.record import COLUMNS, RunRecord, column_kinds, json_text
+from anonratio.bench.engine import runner, store
+from anonratio.bench.engine.record import COLUMNS, RunRecord, column_kinds, json_text
+from anonratio.bench.engine.runner import run_and_finalize, run_instance, run_record
 from anonratio.bench.registry import generate
-from anonratio.bench.runner import run_and_finalize, run_instance, run_record
 from anonratio.instances import verify
 from anonratio.instances.io import jsonable
 
@@ -132,7 +132,7 @@ def test_run_record_validates_its_parameters(kwargs, message):
 
 
 def test_cli_solve_and_anonymize_run_through_the_runner(tmp_path, capsys, monkeypatch):
-    from anonratio.bench.cli import main
+    from anonratio.bench.cli.parser import main
     from anonratio.instances.io import save_instance
 
     calls = []
@@ -238,7 +238,7 @@ def _package_tree(root, *, checkout):
 
 
 def test_installed_copy_and_checkout_hash_alike_and_an_edit_changes_the_hash(tmp_path):
-    from anonratio.bench.record import code_files, source_hash
+    from anonratio.bench.engine.record import code_files, source_hash
 
     installed = _package_tree(tmp_path / "site-packages" / "anonratio", checkout=False)
     checkout = _package_tree(tmp_path / "work", checkout=True)
@@ -276,7 +276,7 @@ def test_installed_copy_and_checkout_hash_alike_and_an_edit_changes_the_hash(tmp
 @pytest.fixture
 def fake_root(monkeypatch):
     """Point the imported package's folder somewhere else, with a fresh identity cache."""
-    from anonratio.bench import record
+    from anonratio.bench.engine import record
 
     def use(root):
         monkeypatch.setattr(record, "package_root", lambda: Path(root))
@@ -287,7 +287,7 @@ def fake_root(monkeypatch):
 
 
 def test_the_version_column_names_the_installed_code(tmp_path, fake_root):
-    from anonratio.bench.record import code_identity, package_version, source_hash
+    from anonratio.bench.engine.record import code_identity, package_version, source_hash
 
     installed = _package_tree(tmp_path / "site-packages" / "anonratio", checkout=False)
     fake_root(installed)
@@ -300,7 +300,7 @@ def test_the_version_column_names_the_installed_code(tmp_path, fake_root):
 def test_an_uncommitted_edit_gets_another_identity_than_the_clean_commit(tmp_path, fake_root):
     import subprocess
 
-    from anonratio.bench.record import code_identity, package_version
+    from anonratio.bench.engine.record import code_identity, package_version
 
     root = _package_tree(tmp_path / "repo", checkout=False)
     git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]

@@ -14,7 +14,6 @@ import math
 
 import pytest
 
-from anonratio.bench import reference as ref_mod
 from anonratio.bench.benchmarks import (
     bench_ratios,
     bench_times,
@@ -22,8 +21,10 @@ from anonratio.bench.benchmarks import (
     long_bin_covering,
     long_times,
 )
-from anonratio.bench.cli import main
-from anonratio.bench.reference import (
+from anonratio.bench.cli.parser import main
+from anonratio.bench.registry import REGISTRY, algorithms_for, generate
+from anonratio.bench.tracking import reference as ref_mod
+from anonratio.bench.tracking.reference import (
     ALL_REFERENCE,
     BIN_COVERING_REFERENCE,
     EXACT_METHODS,
@@ -33,7 +34,6 @@ from anonratio.bench.reference import (
     reference_instance,
     reference_status,
 )
-from anonratio.bench.registry import REGISTRY, algorithms_for, generate
 from anonratio.instances import instance_id
 
 

@@ -1,4 +1,4 @@
-"""Tests of bench/report.py: summary table and plots of a small hand-made results frame."""
+"""Tests of bench/report/summary.py: summary table and plots of a small hand-made results frame."""
 
 import json
 import math
@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonratio.bench.report import (
+from anonratio.bench.report.summary import (
     SUMMARY_COLUMNS,
     format_table,
     plot_ratios,
@@ -133,7 +133,7 @@ def test_write_report_writes_summary_files_and_plots(tmp_path):
 
 
 def test_write_report_accepts_frames_read_back_from_the_store(tmp_path):
-    from anonratio.bench.store import read_results, write_results
+    from anonratio.bench.engine.store import read_results, write_results
 
     write_results(_results(), tmp_path)
     df = read_results(tmp_path)
@@ -161,12 +161,12 @@ def test_write_report_writes_a_self_contained_html_page_and_markdown(tmp_path):
     assert "Exact solvers: outcomes" in page and "n counts records" in page
     md = out["report_md"].read_text(encoding="utf-8")
     assert "## k-anonymity" in md and "![ratios of k-anonymity](ratios_k-anonymity.png)" in md
-    assert out["observations"] is None and out["findings"] == []
+    assert out["experiment"] is None and out["findings"] == []
     assert all(p.suffix == ".png" for p in out["plots"])
 
 
 def test_algorithm_summary_and_exact_outcomes():
-    from anonratio.bench.report import algorithm_summary, exact_outcomes
+    from anonratio.bench.report.summary import algorithm_summary, exact_outcomes
 
     df = _results()
     df.loc[df.index[df["algorithm"] == "cpsat"][:2], "status"] = ["time_limit", "error"]
@@ -179,8 +179,8 @@ def test_algorithm_summary_and_exact_outcomes():
 
 
 def test_runtime_fit_needs_three_distinct_n_and_one_point_is_not_plotted(tmp_path):
-    from anonratio.bench.report import _prepare
-    from anonratio.bench.report_plots import plot_problem_runtime, runtime_fits
+    from anonratio.bench.report.plots import plot_problem_runtime, runtime_fits
+    from anonratio.bench.report.summary import _prepare
 
     n = np.array([10, 20, 40, 10, 20, 40])
     rows = pd.DataFrame(
@@ -204,8 +204,8 @@ def test_runtime_fit_needs_three_distinct_n_and_one_point_is_not_plotted(tmp_pat
 
 
 def test_runtime_fit_leaves_out_the_sizes_at_the_time_limit():
-    from anonratio.bench.report import _prepare
-    from anonratio.bench.report_plots import runtime_fits
+    from anonratio.bench.report.plots import runtime_fits
+    from anonratio.bench.report.summary import _prepare
 
     # time ~ n^2 up to n = 80 (6.4 s); at n = 160 the runs stop at their 10 s limit
     n = np.array([10, 20, 40, 80, 160])
@@ -231,7 +231,7 @@ def test_runtime_fit_leaves_out_the_sizes_at_the_time_limit():
 
 def test_colours_are_fixed_per_algorithm_and_distinct_within_a_problem():
     from anonratio.bench.registry import REGISTRY
-    from anonratio.bench.report_plots import N_LABELS, algorithm_color, k_groups
+    from anonratio.bench.report.plots import N_LABELS, algorithm_color, k_groups
 
     for problem in {a.problem for a in REGISTRY.values()}:
         names = [a.name for a in REGISTRY.values() if a.problem == problem]
@@ -245,7 +245,7 @@ def test_colours_are_fixed_per_algorithm_and_distinct_within_a_problem():
 
 
 def test_terminal_summary_fits_100_columns_and_points_to_the_report(tmp_path):
-    from anonratio.bench.report import terminal_summary
+    from anonratio.bench.report.summary import terminal_summary
 
     out = write_report(_results(), tmp_path)
     text = terminal_summary(out)
@@ -258,7 +258,7 @@ def test_terminal_summary_fits_100_columns_and_points_to_the_report(tmp_path):
 
 def _killed_sweep(folder):
     """The folder a sweep killed after one run leaves: a journal and its lock, no results."""
-    from anonratio.bench.journal import Journal
+    from anonratio.bench.engine.journal import Journal
 
     journal = Journal(folder).open()
     journal.append("k1", {"algorithm": "forest", "problem": "k-anonymity"})
@@ -266,7 +266,7 @@ def _killed_sweep(folder):
 
 
 def test_report_on_a_killed_sweep_says_run_resumes_it(tmp_path, capsys):
-    from anonratio.bench.cli import main
+    from anonratio.bench.cli.parser import main
 
     _killed_sweep(tmp_path / "quick").close()
     assert main(["report", str(tmp_path / "quick")]) == 2
@@ -278,7 +278,7 @@ def test_report_on_a_killed_sweep_says_run_resumes_it(tmp_path, capsys):
 def test_report_on_a_running_sweep_says_it_is_running(tmp_path, capsys):
     import os
 
-    from anonratio.bench.cli import main
+    from anonratio.bench.cli.parser import main
 
     journal = _killed_sweep(tmp_path / "quick")
     try:

@@ -1,4 +1,4 @@
-"""Tests of bench/report_intervals.py: each algorithm's ratio as an interval where no optimum is
+"""Tests of bench/report/intervals.py: each algorithm's ratio as an interval where no optimum is
 proven, as a table, a figure and a section of the report."""
 
 import json
@@ -6,12 +6,12 @@ import json
 import numpy as np
 import pandas as pd
 
-from anonratio.bench.report import _prepare, write_report
-from anonratio.bench.report_intervals import (
+from anonratio.bench.report.intervals import (
     INTERVAL_COLUMNS,
     interval_table,
     plot_problem_intervals,
 )
+from anonratio.bench.report.summary import _prepare, write_report
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

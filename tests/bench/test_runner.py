@@ -1,4 +1,4 @@
-"""Tests of the sweep runner (anonratio.bench.runner): rows, failures, timeouts, finalize."""
+"""Tests of the sweep runner (anonratio.bench.engine.runner): rows, failures, timeouts, finalize."""
 
 import dataclasses
 import json
@@ -10,8 +10,7 @@ import pandas as pd
 import pytest
 
 from anonratio.bench import registry
-from anonratio.bench.registry import REGISTRY, Algorithm, algorithms_for
-from anonratio.bench.runner import (
+from anonratio.bench.engine.runner import (
     Task,
     algorithm_seed,
     execute_task,
@@ -19,7 +18,8 @@ from anonratio.bench.runner import (
     run_instance,
     sweep,
 )
-from anonratio.bench.store import SCHEMA_COLUMNS
+from anonratio.bench.engine.store import SCHEMA_COLUMNS
+from anonratio.bench.registry import REGISTRY, Algorithm, algorithms_for
 from anonratio.instances import KAnonymityInstance, Solution, Table, instance_id, lower_bound
 
 

@@ -1,11 +1,11 @@
-"""Tests of the results store (anonratio.bench.store)."""
+"""Tests of the results store (anonratio.bench.engine.store)."""
 
 import math
 
 import pandas as pd
 import pytest
 
-from anonratio.bench.store import COLUMNS, SCHEMA_COLUMNS, read_results, write_results
+from anonratio.bench.engine.store import COLUMNS, SCHEMA_COLUMNS, read_results, write_results
 
 
 def _frame():

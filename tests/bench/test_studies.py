@@ -1,13 +1,13 @@
-"""Tests of the study files (anonratio.bench.studies) and the built-in suites declared in them."""
+"""Tests of the study files (anonratio.bench.engine.studies) and the built-in suites declared in
+them."""
 
 import textwrap
 
 import pytest
 
-from anonratio.bench.fig7 import fig7_tasks
-from anonratio.bench.studies import StudyError, expand, load_study, parse_study
-from anonratio.bench.studies import grid as _grid
-from anonratio.bench.suites import (
+from anonratio.bench.engine.studies import StudyError, expand, load_study, parse_study
+from anonratio.bench.engine.studies import grid as _grid
+from anonratio.bench.engine.suites import (
     APPROXIMATION,
     BIN_COVERING,
     BIN_COVERING_EXACT,
@@ -19,6 +19,7 @@ from anonratio.bench.suites import (
     ZIP_CODES,
     get_suite,
 )
+from anonratio.bench.experiments.fig7 import fig7_tasks
 
 
 # ---------------------------------------------------------------------------------------------
@@ -289,13 +290,16 @@ grid = { n = [8], k = [2] }
             "line 5: `problem` in [[sweep]] is 'bin-covering', family 'kanon-binary' is",
         ),
         (
-            '[[sweep]]\ngenerator = "anonratio.bench.fig7:nothing"\n',
+            '[[sweep]]\ngenerator = "anonratio.bench.experiments.fig7:nothing"\n',
             "line 2: `generator` in [[sweep]] must be a registered task generator, one of "
-            "['anonratio.bench.fig7:fig7_tasks'], got 'anonratio.bench.fig7:nothing'",
+            "['anonratio.bench.experiments.fig7:fig7_tasks'], "
+            "got 'anonratio.bench.experiments.fig7:nothing'",
         ),
         (
-            '[[sweep]]\ngenerator = "anonratio.bench.fig7:fig7_tasks"\nargs = { colour = 1 }\n',
-            "line 3: `args` in [[sweep]] do not fit generator 'anonratio.bench.fig7:fig7_tasks': "
+            '[[sweep]]\ngenerator = "anonratio.bench.experiments.fig7:fig7_tasks"\n'
+            "args = { colour = 1 }\n",
+            "line 3: `args` in [[sweep]] do not fit generator "
+            "'anonratio.bench.experiments.fig7:fig7_tasks': "
             "got an unexpected keyword argument 'colour'",
         ),
         (
@@ -343,7 +347,7 @@ def test_the_readme_example_is_a_valid_study(tmp_path):
 
 
 def test_run_reports_a_bad_study_file_with_its_line(tmp_path, capsys):
-    from anonratio.bench.cli import main
+    from anonratio.bench.cli.parser import main
 
     path = tmp_path / "my-study.toml"
     path.write_text(BASE.replace("factor-2", "frest"))
@@ -357,7 +361,7 @@ def test_run_reports_a_bad_study_file_with_its_line(tmp_path, capsys):
 # a study runs registered code only, each run once, and names the line of what it refuses
 # ---------------------------------------------------------------------------------------------
 def test_a_study_never_imports_or_calls_an_unregistered_function(tmp_path, capsys):
-    from anonratio.bench.cli import main
+    from anonratio.bench.cli.parser import main
 
     witness = tmp_path / "ran"
     path = tmp_path / "evil.toml"
@@ -391,7 +395,7 @@ def test_the_same_run_in_two_blocks_is_refused_with_both_lines():
 
 
 def test_a_grid_value_the_family_refuses_names_its_line(tmp_path, capsys):
-    from anonratio.bench.cli import main
+    from anonratio.bench.cli.parser import main
 
     path = tmp_path / "my-study.toml"
     path.write_text(
@@ -408,7 +412,7 @@ def test_a_grid_value_the_family_refuses_names_its_line(tmp_path, capsys):
 
 
 def test_a_binary_study_file_is_named_and_leaves_nothing_behind(tmp_path, capsys):
-    from anonratio.bench.cli import main
+    from anonratio.bench.cli.parser import main
 
     path = tmp_path / "my-study.toml"
     path.write_bytes(b"name = 1\n\x00\x01\xff\xfe")
@@ -424,7 +428,7 @@ def test_a_binary_study_file_is_named_and_leaves_nothing_behind(tmp_path, capsys
 
 
 def test_a_time_limit_that_makes_two_runs_the_same_is_refused(tmp_path, capsys):
-    from anonratio.bench.cli import main
+    from anonratio.bench.cli.parser import main
 
     path = tmp_path / "my-study.toml"
     path.write_text(BASE + BASE[BASE.index("[[sweep]]") :] + "time_limit = 7\n")

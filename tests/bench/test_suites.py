@@ -1,12 +1,12 @@
-"""Tests of the benchmark suites (anonratio.bench.suites)."""
+"""Tests of the benchmark suites (anonratio.bench.engine.suites)."""
 
 from collections import Counter
 
 import pytest
 
+from anonratio.bench.engine.runner import Task
+from anonratio.bench.engine.suites import SCALING_N, SUITES, Suite, expand, get_suite
 from anonratio.bench.registry import FAMILIES, REGISTRY, generate
-from anonratio.bench.runner import Task
-from anonratio.bench.suites import SCALING_N, SUITES, Suite, expand, get_suite
 
 
 def test_suite_names_and_lookup():

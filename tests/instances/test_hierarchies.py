@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonratio.bench.cli import main
+from anonratio.bench.cli.parser import main
 from anonratio.instances import InstanceFormatError, loaders
 from anonratio.instances.hierarchies import (
     HierarchyWarning,

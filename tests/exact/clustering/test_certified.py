@@ -9,8 +9,8 @@ from bruteforce_clustering import clustering_optimum
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from anonratio.bench.engine.runner import run_record
 from anonratio.bench.registry import generate
-from anonratio.bench.runner import run_record
 from anonratio.exact.clustering.certified import certify
 from anonratio.exact.clustering.cpsat import solve_cpsat
 from anonratio.instances import verify

@@ -11,9 +11,9 @@ from bruteforce import kanonymity_optimum as brute_force_opt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from anonratio.bench.engine.runner import run_record
 from anonratio.bench.problems.kanonymity import certified_search
 from anonratio.bench.registry import generate
-from anonratio.bench.runner import run_record
 from anonratio.exact.kanonymity import columns, set_partitioning
 from anonratio.exact.kanonymity.certified import CERTIFIED_SOURCES, certify
 from anonratio.exact.kanonymity.lp_bound import BOUND_SOURCES

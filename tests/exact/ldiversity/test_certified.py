@@ -8,9 +8,9 @@ from bruteforce_ldiversity import ldiversity_optimum, random_instance
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from anonratio.bench.engine.runner import run_record
 from anonratio.bench.problems.ldiversity import certified_tp_plus
 from anonratio.bench.registry import generate
-from anonratio.bench.runner import run_record
 from anonratio.exact.ldiversity import certify
 from anonratio.instances import verify
 from anonratio.instances.ldiversity import LDiversityInstance, ldiversity_lower_bound
