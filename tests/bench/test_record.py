@@ -145,7 +145,7 @@ def test_cli_solve_and_anonymize_run_through_the_runner(tmp_path, capsys, monkey
     monkeypatch.setattr(runner, "run_record", spy)
     instance, meta = _kanon()
     save_instance(tmp_path / "i.json", instance, meta=meta)
-    assert main(["solve", str(tmp_path / "i.json"), "--algorithm", "cpsat", "--json"]) == 0
+    assert main(["solve", str(tmp_path / "i.json"), "--algorithm", "kanon-cpsat", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["algorithm"] == "kanon-cpsat"
     data = tmp_path / "d.csv"
     data.write_text("a,b\n1,x\n1,y\n2,x\n2,y\n")
