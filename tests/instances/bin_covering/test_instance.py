@@ -10,7 +10,6 @@ from anonratio.instances import (
     InfeasibleInstanceError,
     InfeasibleSolutionError,
     Solution,
-    cost,
     instance_from_dict,
     instance_id,
     instance_to_dict,
@@ -94,7 +93,7 @@ def test_verify_feasible_cost_and_stats():
     assert check.n_bins == 2 and check.min_load == 8 and check.max_load == 9
     assert check.overfull_ratio == 1.5 and check.min_load_ratio == pytest.approx(8 / 6)
     assert check.strictly_feasible and not check.relaxed and check.floor == 6
-    assert cost(inst, [7, 7, 3, 3, 3]) == 9.0  # any non-negative bin ids
+    assert verify(inst, [7, 7, 3, 3, 3], strict=True).cost == 9.0  # any non-negative bin ids
     sol = Solution(labels=np.zeros(5, dtype=int), algorithm="x")
     assert verify(inst, sol).cost == 17.0
 
