@@ -57,9 +57,13 @@ def no_guarantee(instance: Any, solution: Solution | None = None) -> None:
 
 
 def certified_run(
-    start: Callable[..., Solution], certify: Callable[..., Solution], name: str, doc: str, *,
+    start: Callable[..., Solution],
+    certify: Callable[..., Solution],
+    name: str,
+    doc: str,
+    *,
     start_share: float | None = None,
-) -> Callable[..., Solution]:  # fmt: skip
+) -> Callable[..., Solution]:
     """The registry function of a ``*-certified`` algorithm: ``start``'s solution, then
     ``certify``'s proven lower bound in the rest of ``time_limit`` (one deadline from the call:
     the start's time counts).

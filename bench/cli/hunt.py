@@ -92,9 +92,18 @@ def cmd_hunt(args: argparse.Namespace) -> int:
             bar.set_postfix(step=step, worst=None if worst is None else round(worst.ratio, 4))
 
     try:
-        result = hunt(args.algorithm, params=params, size=args.size, budget=args.budget,
-                      steps=args.steps, seed=args.seed, restart=args.restart,
-                      time_limit=args.time_limit, out=args.out, progress=progress)  # fmt: skip
+        result = hunt(
+            args.algorithm,
+            params=params,
+            size=args.size,
+            budget=args.budget,
+            steps=args.steps,
+            seed=args.seed,
+            restart=args.restart,
+            time_limit=args.time_limit,
+            out=args.out,
+            progress=progress,
+        )
     finally:
         if bar is not None:
             bar.close()
@@ -115,9 +124,12 @@ def _print(result: Any, summary: dict[str, Any]) -> None:
 
     w = result.worst
     pairs = [
-        ("hunt", f"{result.algorithm} on {result.problem}: {result.steps} steps, "
-                 f"{result.proven} with a proven optimum"),
-    ]  # fmt: skip
+        (
+            "hunt",
+            f"{result.algorithm} on {result.problem}: {result.steps} steps, "
+            f"{result.proven} with a proven optimum",
+        ),
+    ]
     if w is None:
         pairs.append(("worst ratio", "- (no candidate with a proven optimum)"))
         print_fields(pairs)
@@ -147,5 +159,7 @@ def _print(result: Any, summary: dict[str, Any]) -> None:
         o = opt[i] if i < len(opt) else "-"
         print(f"{row.ljust(width)}  {a!s:>10}  {o!s:>8}")
     for v in result.violations:
-        print(f"VIOLATION at step {v['step']}: ratio {fmt(v['ratio'])} > guarantee "
-              f"{fmt(v['guarantee'])}: {v.get('file', v['instance'])}")  # fmt: skip
+        print(
+            f"VIOLATION at step {v['step']}: ratio {fmt(v['ratio'])} > guarantee "
+            f"{fmt(v['guarantee'])}: {v.get('file', v['instance'])}"
+        )

@@ -83,9 +83,15 @@ SCALING_N = (10, 15, 20, 30, 40, 60, 80, 100, 150, 200)
 
 #: the built-in suites, in the order `anonratio list` shows them (bench/studies/<name>.toml)
 BUILTIN = (
-    "quick", "full", "exact-scaling", "paper-fig7", "clustering", "paper-ldiv", "adult-certified",
+    "quick",
+    "full",
+    "exact-scaling",
+    "paper-fig7",
+    "clustering",
+    "paper-ldiv",
+    "adult-certified",
     "scale-certified",
-)  # fmt: skip
+)
 
 
 @dataclass(frozen=True)

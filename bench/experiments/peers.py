@@ -273,20 +273,45 @@ def _cell(value: Any, digits: int = 3) -> str:
 def comparison_markdown(cmp: pd.DataFrame) -> str:
     """The comparison as a Markdown table (times in seconds, peak memory in MB)."""
     head = [
-        "table", "n", "k", "algorithm", "peer", "ours s", "peer s", "speedup", "ours MB",
-        "peer MB", "ours GCP", "peer GCP", "ours DM", "peer DM", "ours k", "peer k", "target",
-    ]  # fmt: skip
+        "table",
+        "n",
+        "k",
+        "algorithm",
+        "peer",
+        "ours s",
+        "peer s",
+        "speedup",
+        "ours MB",
+        "peer MB",
+        "ours GCP",
+        "peer GCP",
+        "ours DM",
+        "peer DM",
+        "ours k",
+        "peer k",
+        "target",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in cmp.to_dict("records"):
         cells = [
-            r["table"], r["n"], r["k"], r["family"], r["peer"],
-            _cell(r["ours_time_median_s"]), _cell(r["peer_time_median_s"]),
+            r["table"],
+            r["n"],
+            r["k"],
+            r["family"],
+            r["peer"],
+            _cell(r["ours_time_median_s"]),
+            _cell(r["peer_time_median_s"]),
             _cell(r["speedup"]) + ("x" if np.isfinite(r["speedup"]) else ""),
-            _cell(r["ours_peak_rss_mb"]), _cell(r["peer_peak_rss_mb"]),
-            _cell(r["ours_gcp"], 4), _cell(r["peer_gcp"], 4),
-            _cell(r["ours_discernibility"], 0), _cell(r["peer_discernibility"], 0),
-            _cell(r["ours_pycanon_k"]), _cell(r["peer_pycanon_k"]), _cell(r["target_met"]),
-        ]  # fmt: skip
+            _cell(r["ours_peak_rss_mb"]),
+            _cell(r["peer_peak_rss_mb"]),
+            _cell(r["ours_gcp"], 4),
+            _cell(r["peer_gcp"], 4),
+            _cell(r["ours_discernibility"], 0),
+            _cell(r["peer_discernibility"], 0),
+            _cell(r["ours_pycanon_k"]),
+            _cell(r["peer_pycanon_k"]),
+            _cell(r["target_met"]),
+        ]
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     return "\n".join(lines)
 

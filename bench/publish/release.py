@@ -100,10 +100,14 @@ def check_satisfiable(request: Request, table: Any) -> None:
             continue
         check = model.check(whole, codes, n_values=n_values)
         if not check.satisfied:
-            distinct = "" if codes is None or not model.needs_sensitive else (
-                f"; the sensitive column {request.sensitive!r} has "
-                f"{np.unique(codes).size} distinct values"
-            )  # fmt: skip
+            distinct = (
+                ""
+                if codes is None or not model.needs_sensitive
+                else (
+                    f"; the sensitive column {request.sensitive!r} has "
+                    f"{np.unique(codes).size} distinct values"
+                )
+            )
             raise InfeasibleInstanceError(
                 f"{request.name('privacy')} {model.spec!r}: no release can satisfy {model}, "
                 f"since even the whole table as one class fails it ({model.measure_name} "
@@ -280,9 +284,13 @@ def _release_ldiversity(request: Request, source: Source, instance: Any, solutio
     published = publish(instance, solution.labels, frame=source.frame)
     withheld = np.zeros(instance.n, dtype=bool)
     checks, sizes = check_release(
-        request, source, published, withheld, LEligibility(instance.l),
+        request,
+        source,
+        published,
+        withheld,
+        LEligibility(instance.l),
         _sensitive_of(instance.table),
-    )  # fmt: skip
+    )
     n_classes, smallest = _summary(sizes)
     return Release(
         published=published,

@@ -318,8 +318,15 @@ def terminal_summary(report: dict[str, Any], width: int = 100) -> str:
     report files are. Lines fit ``width`` columns."""
     a = report["algorithms"]
     head = (
-        "problem", "algorithm", "runs", "verified", "median_ratio", "max_ratio", "at_least", "over",
-    )  # fmt: skip
+        "problem",
+        "algorithm",
+        "runs",
+        "verified",
+        "median_ratio",
+        "max_ratio",
+        "at_least",
+        "over",
+    )
     rows, certified = [], False
     for r in a.itertuples(index=False):
         med, mx, mark = r.median_ratio, r.max_ratio, ""

@@ -35,8 +35,14 @@ __all__ = ["INTERVAL_COLUMNS", "interval_table", "plot_problem_intervals"]
 
 #: columns of :func:`interval_table`, in order
 INTERVAL_COLUMNS = [
-    "algorithm", "k", "n", "runs", "proven", "ratio_at_least", "certified_ratio",
-]  # fmt: skip
+    "algorithm",
+    "k",
+    "n",
+    "runs",
+    "proven",
+    "ratio_at_least",
+    "certified_ratio",
+]
 
 
 def _run_ends(p: pd.DataFrame) -> pd.DataFrame:

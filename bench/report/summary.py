@@ -58,8 +58,15 @@ __all__ = [
 _SIZE_PARAMS = ("k", "r", "l")
 _KIND_ORDER = {"approximation": 0, "heuristic": 1, "exact": 2}
 _NUMERIC = (
-    "n", "cost", "ratio", "certified_ratio", "ratio_at_least", "guarantee", "time_s", "lower_bound",
-)  # fmt: skip
+    "n",
+    "cost",
+    "ratio",
+    "certified_ratio",
+    "ratio_at_least",
+    "guarantee",
+    "time_s",
+    "lower_bound",
+)
 
 #: summary columns, in order
 SUMMARY_COLUMNS = [

@@ -372,22 +372,37 @@ def hunt(
     if result.worst_instance is not None:
         _side_by_side(result, alg.name, seed, time_limit)
     if folder is not None:
-        atomic_write(folder / "summary.json",
-                     lambda f: f.write(json.dumps(result.summary(), indent=1, default=str)),
-                     mode="w")  # fmt: skip
+        atomic_write(
+            folder / "summary.json",
+            lambda f: f.write(json.dumps(result.summary(), indent=1, default=str)),
+            mode="w",
+        )
     return result
 
 
 def library_meta(algorithm: str, ev: Evaluation, step: int) -> dict[str, Any]:
     """The ``meta`` of a worst instance's file (``worst.json``, the library)."""
-    return {"family": "hunt", "hunted": algorithm, "ratio": ev.ratio, "cost": ev.cost,
-            "optimum": ev.optimum, "guarantee": ev.guarantee, "step": step}  # fmt: skip
+    return {
+        "family": "hunt",
+        "hunted": algorithm,
+        "ratio": ev.ratio,
+        "cost": ev.cost,
+        "optimum": ev.optimum,
+        "guarantee": ev.guarantee,
+        "step": step,
+    }
 
 
 def _violation(folder: Path | None, step: int, instance: Any, ev: Evaluation) -> dict[str, Any]:
     """Write the instance that breaks the guarantee at once; its description."""
-    record = {"step": step, "instance": ev.instance, "ratio": ev.ratio, "cost": ev.cost,
-              "optimum": ev.optimum, "guarantee": ev.guarantee}  # fmt: skip
+    record = {
+        "step": step,
+        "instance": ev.instance,
+        "ratio": ev.ratio,
+        "cost": ev.cost,
+        "optimum": ev.optimum,
+        "guarantee": ev.guarantee,
+    }
     if folder is not None:
         path = folder / f"violation-{step}.json"
         save_instance(path, instance, meta={"violation": record})
