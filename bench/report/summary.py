@@ -133,6 +133,32 @@ def _prepare(df):
     return d
 
 
+#: the columns both summaries aggregate (per k, and per algorithm over all k)
+_AGGREGATES = {
+    "kind": ("kind", "first"),
+    "runs": ("algorithm", "size"),
+    "verified": ("verified", "sum"),
+    "with_optimum": ("ratio", "count"),
+    "median_ratio": ("ratio", "median"),
+    "max_ratio": ("ratio", "max"),
+    "median_certified_ratio": ("_cert", "median"),
+    "max_certified_ratio": ("certified_ratio", "max"),
+    "median_ratio_at_least": ("_least", "median"),
+    "over_guarantee": ("_over", "sum"),
+    "median_time_s": ("time_s", "median"),
+}
+
+
+def _with_flags(d: pd.DataFrame) -> pd.DataFrame:
+    """``d`` with the columns :data:`_AGGREGATES` reads: ``_over`` (a proven ratio above the
+    guarantee) and the finite certified ratios and ratios-at-least (medians skip infinities)."""
+    return d.assign(
+        _over=(d["ratio"] > d["guarantee"] * (1 + 1e-9) + 1e-9).astype(int),
+        _cert=d["certified_ratio"].where(np.isfinite(d["certified_ratio"])),
+        _least=d["ratio_at_least"].where(np.isfinite(d["ratio_at_least"])),
+    )
+
+
 def summarize(df: pd.DataFrame) -> pd.DataFrame:
     """One row per (problem, algorithm, k) of a results frame.
 
@@ -164,22 +190,8 @@ def summarize(df: pd.DataFrame) -> pd.DataFrame:
     d = _prepare(df)
     if d.empty:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
-    d["_over"] = (d["ratio"] > d["guarantee"] * (1 + 1e-9) + 1e-9).astype(int)
-    g = d.groupby(["problem", "algorithm", "k"], dropna=False, sort=False)
-    out = g.agg(
-        kind=("kind", "first"),
-        runs=("algorithm", "size"),
-        verified=("verified", "sum"),
-        with_optimum=("ratio", "count"),
-        median_ratio=("ratio", "median"),
-        max_ratio=("ratio", "max"),
-        median_certified_ratio=("certified_ratio", lambda s: s[np.isfinite(s)].median()),
-        max_certified_ratio=("certified_ratio", "max"),
-        median_ratio_at_least=("ratio_at_least", lambda s: s[np.isfinite(s)].median()),
-        guarantee=("guarantee", "max"),
-        over_guarantee=("_over", "sum"),
-        median_time_s=("time_s", "median"),
-    ).reset_index()
+    g = _with_flags(d).groupby(["problem", "algorithm", "k"], dropna=False, sort=False)
+    out = g.agg(**_AGGREGATES, guarantee=("guarantee", "max")).reset_index()
     out["verified"] = out["verified"].astype(int)
     out["_kind"] = out["kind"].map(_KIND_ORDER).fillna(9)
     out = out.sort_values(["problem", "_kind", "algorithm", "k"], kind="stable")
@@ -208,26 +220,8 @@ def algorithm_summary(df: pd.DataFrame) -> pd.DataFrame:
     d = _prepare(df)
     if d.empty:
         return pd.DataFrame(columns=ALGORITHM_COLUMNS)
-    d["_over"] = (d["ratio"] > d["guarantee"] * (1 + 1e-9) + 1e-9).astype(int)
-    d["_cert"] = d["certified_ratio"].where(np.isfinite(d["certified_ratio"]))
-    d["_least"] = d["ratio_at_least"].where(np.isfinite(d["ratio_at_least"]))
-    out = (
-        d.groupby(["problem", "algorithm"], sort=False)
-        .agg(
-            kind=("kind", "first"),
-            runs=("algorithm", "size"),
-            verified=("verified", "sum"),
-            with_optimum=("ratio", "count"),
-            median_ratio=("ratio", "median"),
-            max_ratio=("ratio", "max"),
-            median_certified_ratio=("_cert", "median"),
-            max_certified_ratio=("certified_ratio", "max"),
-            median_ratio_at_least=("_least", "median"),
-            over_guarantee=("_over", "sum"),
-            median_time_s=("time_s", "median"),
-        )
-        .reset_index()
-    )
+    out = _with_flags(d).groupby(["problem", "algorithm"], sort=False).agg(**_AGGREGATES)
+    out = out.reset_index()
     out["verified"] = out["verified"].astype(int)
     out = sort_by_algorithm(out, before=["problem"])
     return out[ALGORITHM_COLUMNS].reset_index(drop=True)
