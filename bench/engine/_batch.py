@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from anonratio.bench.engine._pool import run_local
+from anonratio.bench.engine._pool import filled, run_local
+from anonratio.bench.engine._signals import SignalGuard
 
 __all__ = ["run_batched"]
 
@@ -32,26 +33,34 @@ _BATCH_KEY = "__batch__"
 class _Batch:
     """Tasks run one after another in one worker; ``time_limit`` is the worker's budget."""
 
-    tasks: tuple
+    tasks: tuple[Any, ...]
     time_limit: float
-    execute: Callable[..., dict] | None = None
+    execute: Callable[..., dict[str, Any]]
 
 
-def _execute_batch(batch: _Batch, report: Callable[[dict], None] | None = None) -> list[dict]:
+def _execute_batch(
+    batch: _Batch, report: Callable[[dict[str, Any]], None] | None = None
+) -> list[dict[str, Any]]:
     """Worker side: run the batch's tasks, reporting each start and each finished row."""
-    send = report if report is not None else (lambda payload: None)
-    cache, rows = {}, []
+
+    def send(payload: dict[str, Any]) -> None:
+        if report is not None:
+            report(payload)
+
+    def reporter(i: int) -> Callable[[dict[str, Any]], None]:
+        return lambda r: send({_BATCH_KEY: (i, "start", r)})
+
+    cache: dict[Any, Any] = {}
+    rows: list[dict[str, Any]] = []
     for i, task in enumerate(batch.tasks):
         send({_BATCH_KEY: (i, "start", None)})
-        row = batch.execute(
-            task, report=lambda r, i=i: send({_BATCH_KEY: (i, "start", r)}), cache=cache
-        )
+        row = batch.execute(task, report=reporter(i), cache=cache)
         send({_BATCH_KEY: (i, "done", row)})
         rows.append(row)
     return rows
 
 
-class _BatchProgress(dict):
+class _BatchProgress(dict[str, Any]):
     """Parent side of a batch: collects the worker's reports (the pool passes each to
     :meth:`update`); after a failure the pool sets ``status`` / ``error`` items on it."""
 
@@ -59,14 +68,18 @@ class _BatchProgress(dict):
         self,
         batch: _Batch,
         bar: Any,
-        blank_row: Callable[[Any], dict],
-        on_row: Callable[[int, dict], None],
+        blank_row: Callable[[Any], dict[str, Any]],
+        on_row: Callable[[int, dict[str, Any]], None],
     ) -> None:
         super().__init__()
         self.batch, self.bar, self.blank_row, self.on_row = batch, bar, blank_row, on_row
-        self.rows, self.current, self.current_row, self.started = {}, None, None, None
+        self.rows: dict[int, dict[str, Any]] = {}
+        self.current: int | None = None  # the run in progress
+        self.current_row: dict[str, Any] | None = None  # its instance columns, once reported
+        self.started: float | None = None  # when it started (time.monotonic)
+        self._failed: dict[int, dict[str, Any]] | None = None
 
-    def update(self, payload: Any = (), **kw: Any) -> None:
+    def update(self, payload: Any = (), /, **kw: Any) -> None:
         i, what, row = dict(payload)[_BATCH_KEY]
         if what == "done":
             self.rows[i] = row
@@ -79,9 +92,9 @@ class _BatchProgress(dict):
             if row is not None:
                 self.current_row = row
 
-    def failed_rows(self) -> dict[int, dict]:
+    def failed_rows(self) -> dict[int, dict[str, Any]]:
         """``{index: row}``: the finished runs and the failed one (the others are missing)."""
-        if "_failed" in self.__dict__:
+        if self._failed is not None:
             return self._failed
         out = self._failed = dict(self.rows)
         i = self.current
@@ -109,11 +122,11 @@ def run_batched(
     grace: float | None,
     bar: Any,
     *,
-    execute: Callable[..., dict],
-    blank_row: Callable[[Any], dict],
-    on_done: Callable[[int, dict], None] | None = None,
-    stop: Any = None,
-) -> list[dict]:
+    execute: Callable[..., dict[str, Any]],
+    blank_row: Callable[[Any], dict[str, Any]],
+    on_done: Callable[[int, dict[str, Any]], None] | None = None,
+    stop: SignalGuard | None = None,
+) -> list[dict[str, Any]]:
     """Rows of ``tasks`` in task order: unbatched tasks one process each, batches one each.
 
     ``execute(task, report, cache=)`` runs one task (``cache`` lets consecutive tasks of a batch
@@ -121,21 +134,21 @@ def run_batched(
     before reporting, ``on_done(index, row)`` is told of each final row once. The other
     parameters are those of :func:`~anonratio.bench.engine._pool.run_local`.
     """
-    rows = [None] * len(tasks)
+    rows: list[dict[str, Any] | None] = [None] * len(tasks)
     told: set[int] = set()
 
-    def tell(i: int, row: dict) -> None:
+    def tell(i: int, row: dict[str, Any]) -> None:
         if on_done is not None and i not in told:
             told.add(i)
             on_done(i, row)
 
     single = [i for i, t in enumerate(tasks) if t.batch is None]
-    groups = {}
+    groups: dict[Hashable, list[int]] = {}
     for i, t in enumerate(tasks):
         if t.batch is not None:
             groups.setdefault(t.batch, []).append(i)
 
-    def run_single(indices, tasks_to_run):
+    def run_single(indices: Sequence[int], tasks_to_run: Sequence[Any]) -> None:
         done = run_local(
             tasks_to_run,
             n_jobs,
@@ -153,10 +166,10 @@ def run_batched(
     if single:
         run_single(single, [tasks[i] for i in single])
     if not groups:
-        return rows
+        return filled(rows)
     index = list(groups.values())
 
-    def batch_done(b: int, result: Any) -> None:
+    def batch_done(b: int, result: list[dict[str, Any]] | _BatchProgress) -> None:
         if not isinstance(result, list):  # a failed batch: its run in progress is final now
             for j, row in result.failed_rows().items():
                 tell(index[b][j], row)
@@ -166,6 +179,11 @@ def run_batched(
         for idx in index
     ]
     pos = {id(b): n for n, b in enumerate(batches)}
+
+    def progress(b: _Batch) -> _BatchProgress:
+        indices = index[pos[id(b)]]
+        return _BatchProgress(b, bar, blank_row, lambda j, row: tell(indices[j], row))
+
     results = run_local(
         batches,
         n_jobs,
@@ -173,13 +191,11 @@ def run_batched(
         grace,
         _NoBar(),  # rows are counted as the workers report them
         _execute_batch,
-        lambda b: _BatchProgress(
-            b, bar, blank_row, lambda j, row, b=b: tell(index[pos[id(b)]][j], row)
-        ),
+        progress,
         on_done=batch_done,
         stop=stop,
     )
-    rerun = []
+    rerun: list[int] = []
     for idx, result in zip(index, results, strict=True):
         got = dict(enumerate(result)) if isinstance(result, list) else result.failed_rows()
         rerun += [i for j, i in enumerate(idx) if j not in got]
@@ -188,4 +204,4 @@ def run_batched(
                 rows[i] = got[j]
     if rerun:
         run_single(rerun, [dataclasses.replace(tasks[i], batch=None) for i in rerun])
-    return rows
+    return filled(rows)

@@ -66,8 +66,8 @@ def _claimed_optimum(
             opt, how = lo, "exact"
         else:
             pairs = zip(exact["algorithm"], exact["cost"], strict=True)
-            pairs = ", ".join(f"{a}={c:g}" for a, c in pairs)
-            notes.append(f"exact optima disagree: {pairs}")
+            listed = ", ".join(f"{a}={c:g}" for a, c in pairs)
+            notes.append(f"exact optima disagree: {listed}")
     inst = g["instance"].iloc[0]
     known = [(float(v), "gadget") for v in g["known_optimum"].dropna().unique()]
     if inst in reference:
@@ -186,8 +186,8 @@ def finalize(
     cols = ["optimum", "optimum_status", "exact_agree", "optimum_note"]
     cols += ["lower_bound", "lower_bound_source", "best_known"]
     for col in cols:
-        default = {"optimum_status": "unknown", "lower_bound": 0.0}.get(col)
-        values = [per.get(i, {}).get(col, default) for i in out["instance"]]
+        missing = {"optimum_status": "unknown", "lower_bound": 0.0}.get(col)
+        values = [per.get(i, {}).get(col, missing) for i in out["instance"]]
         out[col] = pd.Series(values, index=out.index, dtype=object)
     out["optimum"] = pd.to_numeric(out["optimum"], errors="coerce").astype(float)
     out["lower_bound"] = pd.to_numeric(out["lower_bound"], errors="coerce").astype(float)

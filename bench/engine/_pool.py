@@ -29,15 +29,21 @@ import resource
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from multiprocessing.connection import wait
-from typing import Any
+from multiprocessing.connection import Connection, wait
+from typing import Any, TypeVar
 
 from anonratio.bench.engine._signals import SignalGuard, worker_signals
 
-__all__ = ["run_local", "run_dask", "proc_status_mb", "PeakMemory", "MEMORY_POLL_S"]
+__all__ = ["run_local", "run_dask", "filled", "proc_status_mb", "PeakMemory", "MEMORY_POLL_S"]
 
 #: seconds between two reads of the workers' resident sets under a memory limit
 MEMORY_POLL_S = 0.05
+
+#: what a task's ``execute`` returns (a row; a batch's list of rows)
+_Result = TypeVar("_Result")
+#: what a task's ``blank_row`` returns: the row the worker's reports fill in, kept if it fails
+_Partial = TypeVar("_Partial", bound=dict[str, Any])
+_T = TypeVar("_T")
 
 
 def proc_status_mb(field_name: str, pid: int | str = "self") -> float | None:
@@ -85,22 +91,23 @@ class PeakMemory:
     """
 
     peak_mb: float
+    #: True when ``start`` is the ``VmRSS`` read after a ``VmHWM`` reset (else ``ru_maxrss``)
+    proc: bool
+    start: float
 
     def __enter__(self) -> PeakMemory:
-        self.proc = False
-        if _reset_peak():
-            self.start = proc_status_mb("VmRSS")
-            self.proc = self.start is not None
-        if not self.proc:
-            self.start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+        start = proc_status_mb("VmRSS") if _reset_peak() else None
+        self.proc = start is not None
+        if start is None:
+            start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+        self.start = start
         return self
 
-    def __exit__(self, *exc: object) -> bool:
+    def __exit__(self, *exc: object) -> None:
         end = proc_status_mb("VmHWM") if self.proc else None
         if end is None:
             end = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
         self.peak_mb = max(0.0, end - self.start)
-        return False
 
 
 class _MemoryLimitReached(BaseException):
@@ -108,7 +115,7 @@ class _MemoryLimitReached(BaseException):
     BaseException, so no handler of the run swallows it)."""
 
 
-def _sender(conn, memory_limit_mb):
+def _sender(conn: Connection, memory_limit_mb: float | None) -> Callable[[str, Any], None]:
     """``send(kind, payload)`` for the worker: first tells the parent the worker's resident set
     at start (``"base"``); under a memory limit the worker then checks its own peak after each
     report (``"start"``: the instance is known even to a run stopped) and before its result
@@ -119,13 +126,15 @@ def _sender(conn, memory_limit_mb):
         base = proc_status_mb("VmRSS")
     conn.send(("base", base))
 
-    def check():
-        peak = None if base is None else _resident_peak_mb()
+    def check() -> None:
+        if base is None or memory_limit_mb is None:  # no limit, or no /proc to check it with
+            return
+        peak = _resident_peak_mb()
         if peak is not None and peak - base > memory_limit_mb:
             conn.send(("memory", peak - base))
             raise _MemoryLimitReached
 
-    def send(kind, payload):
+    def send(kind: str, payload: Any) -> None:
         if kind == "done":
             check()
         conn.send((kind, payload))
@@ -263,12 +272,12 @@ def run_local(
     memory_limit_mb: float | None,
     grace: float | None,
     bar: Any,
-    execute: Callable[..., dict],
-    blank_row: Callable[[Any], dict],
+    execute: Callable[..., _Result],
+    blank_row: Callable[[Any], _Partial],
     *,
-    on_done: Callable[[int, Any], None] | None = None,
+    on_done: Callable[[int, _Result | _Partial], None] | None = None,
     stop: SignalGuard | None = None,
-) -> list[dict]:
+) -> list[_Result | _Partial]:
     """Run ``execute(task, report)`` for every task in forked workers; rows in task order.
 
     Parameters
@@ -296,17 +305,18 @@ def run_local(
 
     Returns
     -------
-    list of dict
-        One row per task, in task order.
+    list
+        One row per task, in task order: what ``execute`` returned, or the task's
+        ``blank_row`` (filled in with the worker's reports) when it failed.
     """
     _preload()
     ctx = mp.get_context("fork")
-    rows = [None] * len(tasks)
+    rows: list[_Result | _Partial | None] = [None] * len(tasks)
     pending = list(enumerate(tasks))[::-1]
     running: list[_Job] = []
     deferred = stop.deferred() if stop is not None else contextlib.nullcontext()
 
-    def done(job, row):
+    def done(job: _Job, row: _Result | _Partial) -> None:
         rows[job.index] = row
         bar.update(1)
         if on_done is not None:
@@ -345,7 +355,15 @@ def run_local(
                 running = still
     finally:
         _stop_all(running)
-    return rows
+    return filled(rows)
+
+
+def filled(rows: Sequence[_T | None]) -> list[_T]:
+    """``rows`` once every task has its row (the pools run until none is missing)."""
+    out = [row for row in rows if row is not None]
+    if len(out) != len(rows):
+        raise RuntimeError(f"{len(rows) - len(out)} of {len(rows)} tasks finished without a row")
+    return out
 
 
 def run_dask(

@@ -20,11 +20,17 @@ import select
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from types import FrameType
+from typing import Any, TextIO
 
 __all__ = ["StopRequested", "SignalGuard", "stop_signals", "worker_signals", "NonBlockingStderr"]
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+#: what :func:`signal.signal` returns: a handler, ``SIG_DFL`` / ``SIG_IGN``, or None (a handler not
+#: installed from Python)
+_Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
 
 
 class StopRequested(KeyboardInterrupt):
@@ -53,12 +59,12 @@ class SignalGuard:
         self._read, self._write = os.pipe()
         os.set_blocking(self._read, False)
         os.set_blocking(self._write, False)
-        self._previous: dict[int, object] = {}
+        self._previous: dict[int, _Handler] = {}
 
     def fileno(self) -> int:
         return self._read
 
-    def _handle(self, signum: int, frame: object) -> None:
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
         if self.signum is None:
             self.signum = signum
         with contextlib.suppress(OSError):
@@ -86,7 +92,7 @@ class SignalGuard:
 
     def _restore(self) -> None:
         for sig, handler in self._previous.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]
+            signal.signal(sig, handler)
         for fd in (self._read, self._write):
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -139,14 +145,14 @@ class NonBlockingStderr:
     """A text stream for progress output that never blocks: text the pipe (or terminal) cannot
     take at once is dropped. Streams without a descriptor (captured output) are written to."""
 
-    def __init__(self, stream: object = None) -> None:
+    def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream if stream is not None else sys.stderr
 
     def write(self, text: str) -> int:
         try:
-            fd = self.stream.fileno()  # type: ignore[attr-defined]
+            fd = self.stream.fileno()
         except (AttributeError, OSError, ValueError):
-            return self.stream.write(text)  # type: ignore[attr-defined]
+            return self.stream.write(text)
         with contextlib.suppress(OSError, ValueError):
             if select.select([], [fd], [], 0)[1]:
                 os.write(fd, text.encode(errors="replace")[: select.PIPE_BUF])

@@ -75,17 +75,29 @@ def run_sweep(
             task = task_identity(tasks[i], memory_limit_mb)
             journal.append(task_key(tasks[i], memory_limit_mb), row, task)
 
-    run = {"execute": execute, "blank_row": blank_row, "on_done": on_done}
     with stop_signals() as guard:
         out = NonBlockingStderr()
         with tqdm(total=len(todo), disable=not progress, desc="sweep", unit="run", file=out) as bar:
             chosen = [tasks[i] for i in todo]
+            done: list[dict]
             if not chosen:
                 done = []
             elif scheduler is not None:
-                done = run_dask(chosen, scheduler, bar, **run)
+                done = run_dask(
+                    chosen, scheduler, bar, execute=execute, blank_row=blank_row, on_done=on_done
+                )
             else:
-                done = run_batched(chosen, n_jobs, memory_limit_mb, grace, bar, stop=guard, **run)
+                done = run_batched(
+                    chosen,
+                    n_jobs,
+                    memory_limit_mb,
+                    grace,
+                    bar,
+                    stop=guard,
+                    execute=execute,
+                    blank_row=blank_row,
+                    on_done=on_done,
+                )
         for j, row in enumerate(done):
             if rows[todo[j]] is None and row is not None:
                 on_done(j, row)

@@ -170,9 +170,10 @@ class Journal:
         os.write(lock, f"{os.getpid()}\n".encode())
         self._lock_fd = lock
         _OPEN_FDS.add(lock)
-        self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        _OPEN_FDS.add(self._fd)
-        self._drop_cut_line()
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        self._fd = fd
+        _OPEN_FDS.add(fd)
+        self._drop_cut_line(fd)
         return self
 
     def _holder(self) -> str:
@@ -181,21 +182,23 @@ class Journal:
             return f" (process {pid})"
         return ""
 
-    def _drop_cut_line(self) -> None:
-        """Truncate a last line without its newline (a write cut short by a kill)."""
-        size = os.fstat(self._fd).st_size
-        if size == 0 or os.pread(self._fd, 1, size - 1) == b"\n":
+    @staticmethod
+    def _drop_cut_line(fd: int) -> None:
+        """Truncate the journal's (open as ``fd``) last line if it has no newline (a write cut
+        short by a kill)."""
+        size = os.fstat(fd).st_size
+        if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
             return
         block, end = 1 << 16, size
         while end > 0:
             start = max(0, end - block)
-            chunk = os.pread(self._fd, end - start, start)
+            chunk = os.pread(fd, end - start, start)
             cut = chunk.rfind(b"\n")
             if cut >= 0:
-                os.ftruncate(self._fd, start + cut + 1)
+                os.ftruncate(fd, start + cut + 1)
                 return
             end = start
-        os.ftruncate(self._fd, 0)
+        os.ftruncate(fd, 0)
 
     def close(self) -> None:
         """Close the journal and release the lock."""

@@ -19,6 +19,7 @@ import math
 import os
 import subprocess
 import zlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -236,7 +237,12 @@ def _flag(value: Any) -> bool:
     return bool(value)
 
 
-_KIND_TYPES = {"float": float, "int": int, "bool": _flag, "str": str}
+_KIND_TYPES: dict[str, Callable[[Any], Any]] = {
+    "float": float,
+    "int": int,
+    "bool": _flag,
+    "str": str,
+}
 
 
 def column_kinds() -> dict[str, str]:
@@ -253,7 +259,7 @@ def json_text(obj: Any) -> str:
 _SCALAR = str | int | float | bool | np.integer | np.floating | np.bool_
 
 
-def scalar_info(info: dict[str, Any] | None) -> dict[str, Any]:
+def scalar_info(info: Mapping[str, Any] | None) -> dict[str, Any]:
     """The scalar entries of a Solution's ``info`` (arrays and nested objects are left out)."""
     keep: dict[str, Any] = {}
     for key, value in dict(info or {}).items():

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from itertools import product
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from anonratio.bench.engine.record import json_text
 from anonratio.bench.engine.runner import Task
@@ -242,7 +242,9 @@ class _Checker:
         self.loc = Locator(text)
         self.source = source
 
-    def fail(self, block: int | None, path: tuple[str, ...], message: str, value: Any = None):
+    def fail(
+        self, block: int | None, path: tuple[str, ...], message: str, value: Any = None
+    ) -> NoReturn:
         line = self.loc.line(block, path, value)
         raise StudyError(f"{self.source} line {line}: {message}")
 
