@@ -4,8 +4,8 @@ The shared core (:mod:`.base` dispatch of ``verify`` / ``lower_bound`` and JSON,
 :mod:`.solution`, :mod:`.errors`, :mod:`.validation`, :mod:`.io`, :mod:`.table`, :mod:`.loaders`)
 sits beside one subpackage per problem: :mod:`.kanonymity`, :mod:`.bin_covering`,
 :mod:`.zip_codes`, :mod:`.gps_rectangles`, :mod:`.ordered_labels`, :mod:`.clustering`,
-:mod:`.ldiversity`. Importing this package registers every problem's instance type with the
-dispatchers.
+:mod:`.ldiversity`, :mod:`.tcloseness`. Importing this package registers every problem's instance
+type with the dispatchers.
 """
 
 from anonratio.instances.base import (
@@ -83,6 +83,7 @@ from anonratio.instances.loaders import (
 from anonratio.instances.ordered_labels.instance import OrderedLabelsInstance
 from anonratio.instances.solution import STATUSES, Solution
 from anonratio.instances.table import Hierarchy, Table
+from anonratio.instances.tcloseness import TClosenessInstance
 from anonratio.instances.zip_codes.generators import (
     delaunay_instance,
     grid_instance,
@@ -92,6 +93,7 @@ from anonratio.instances.zip_codes.instance import ZipCodesInstance
 
 __all__ = [
     "LDiversityInstance",
+    "TClosenessInstance",
     "RGatherInstance",
     "REpsGatherInstance",
     "KRCenterInstance",
