@@ -100,7 +100,9 @@ def load_history(results_dir: str | Path, pattern: str | None = None) -> History
             result = record.get(RESULT)
             if result is None:
                 continue
-            about = described.get(name) if isinstance(described.get(name), dict) else {}
+            about = described.get(name)
+            if not isinstance(about, dict):
+                about = {}
             series = history.benchmarks.setdefault(
                 name, Series(unit=about.get("unit", ""), param_names=about.get("param_names", []))
             )

@@ -117,6 +117,8 @@ def _run_one(alg: Any, ref: Any, instance: Any, optimum: float | None) -> dict[s
         row["verified"] = bool(check.feasible)
         if not check.feasible:
             row["error"] = "infeasible: " + "; ".join(map(str, check.violations))[:200]
+        elif check.cost is None:  # never: a verifier gives the cost of what it accepts
+            raise ValueError("the verifier accepted the solution but gave no cost")
         else:
             row["cost"] = float(check.cost)
             row["guarantee"] = _num(alg.guarantee(instance, solution))

@@ -127,7 +127,9 @@ def resolve_baseline(
     return DEFAULT_BASELINE, None
 
 
-def check_entries(entries: Any, source: str = "<baseline>") -> dict[str, dict[str, Any]]:
+def check_entries(
+    entries: Any, source: str = "<baseline>"
+) -> Mapping[str, Mapping[str, Mapping[str, Any]]]:
     """``entries`` (algorithm -> instance name -> entry), checked: ``InstanceFormatError``
     naming ``source`` and the entry for anything but objects with a finite ``ratio >= 0``."""
     if not isinstance(entries, Mapping):
@@ -149,8 +151,11 @@ def _check_entry(path: str, alg: str, name: str, entry: Any) -> None:
     if not isinstance(entry, Mapping):
         raise InstanceFormatError(f"{where} must be an object, got {repr(entry)[:100]}")
     ratio = entry.get("ratio")
-    number = isinstance(ratio, int | float) and not isinstance(ratio, bool)
-    if not (number and math.isfinite(ratio) and ratio >= 0):
+    if (
+        isinstance(ratio, bool)
+        or not isinstance(ratio, int | float)
+        or not (math.isfinite(ratio) and ratio >= 0)
+    ):
         raise InstanceFormatError(f"{where}: `ratio` must be a finite number >= 0, got {ratio!r}")
     if not isinstance(entry.get("instance_id", ""), str):
         raise InstanceFormatError(
@@ -188,7 +193,8 @@ def load_baseline(path: str | Path | None = None) -> dict[str, dict[str, dict[st
     entries = doc.get("entries") if isinstance(doc, dict) else None
     if not isinstance(entries, dict):
         raise InstanceFormatError(f"{path}: not a gate baseline (no `entries` object)")
-    return check_entries(entries, str(path))
+    check_entries(entries, str(path))
+    return entries
 
 
 def write_baseline(
