@@ -323,7 +323,7 @@ def _checked_suite(args: argparse.Namespace) -> Any:
     from anonratio.bench.engine.suites import get_suite
 
     suite = get_suite(args.suite)
-    if args.memory_limit is None and getattr(suite, "memory_limit", None) is not None:
+    if args.memory_limit is None and suite.memory_limit is not None:
         args.memory_limit = float(suite.memory_limit)
     if args.jobs < 1:
         raise CLIError(f"`--jobs` must be a positive integer, got {args.jobs}")

@@ -123,7 +123,7 @@ def _print(result: Any, summary: dict[str, Any]) -> None:
     from anonratio.bench.cli.common import fmt, print_fields
 
     w = result.worst
-    pairs = [
+    pairs: list[tuple[str, object]] = [
         (
             "hunt",
             f"{result.algorithm} on {result.problem}: {result.steps} steps, "

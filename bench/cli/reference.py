@@ -103,7 +103,13 @@ def cmd_reference_update(args: argparse.Namespace) -> int:
     fresh = solve_reference(time_limit=args.time_limit, refs=refs, log=log)
     entries.update(fresh)
     order = {r.name: i for i, r in enumerate(ALL_REFERENCE)}
-    entries = dict(sorted(entries.items(), key=lambda kv: order.get(kv[1].get("name"), 1 << 30)))
+
+    def rank(item: tuple[str, dict]) -> int:
+        """An entry's place in :data:`ALL_REFERENCE` (entries of other names last)."""
+        name = item[1].get("name")
+        return order.get(name, 1 << 30) if isinstance(name, str) else 1 << 30
+
+    entries = dict(sorted(entries.items(), key=rank))
     path = write_reference(entries, out)
     rows = _summary(fresh)
     if args.json:
