@@ -327,16 +327,17 @@ def terminal_summary(report: dict[str, Any], width: int = 100) -> str:
         "at_least",
         "over",
     )
-    rows, certified = [], False
+    rows: list[tuple[str, ...]] = []
+    certified = False
     for r in a.itertuples(index=False):
         med, mx, mark = r.median_ratio, r.max_ratio, ""
         if not np.isfinite(mx) and np.isfinite(r.max_certified_ratio):
             med, mx, mark, certified = r.median_certified_ratio, r.max_certified_ratio, "*", True
-        cells = (r.problem, r.algorithm, r.runs, r.verified, _short(med), _short(mx))
-        cells = (*map(str, cells[:4]), *(c + mark if c else c for c in cells[4:]))
+        counts = (r.problem, r.algorithm, r.runs, r.verified)
+        ratios = (_short(med), _short(mx))
         least = _short(r.median_ratio_at_least) if mark else ""
         over = "" if r.kind == "exact" else str(r.over_guarantee)
-        rows.append((*cells, least, over))
+        rows.append((*map(str, counts), *(c + mark if c else c for c in ratios), least, over))
     widths = [max(len(h), *(len(x[i]) for x in rows)) for i, h in enumerate(head)]
     lines = []
     for cells in [head, *rows]:
