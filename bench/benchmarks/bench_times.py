@@ -1,9 +1,9 @@
 """asv ``time_*`` benchmarks of every registered algorithm at two sizes: the fast set's timings.
 
 One class per registered algorithm (every kind, every problem), generated from the registry.
-``time_<algorithm>`` runs it once on the ``small`` and the ``large`` instance of
-:data:`~.common.SIZES` (approximations; :data:`~.common.SIZE_OVERRIDES` for a few) or, for the
-exact models, on the smallest and the largest reference instance of their problem (one thread by
+``time_<algorithm>`` runs it once on the ``small`` and the ``large`` instance of its problem's
+declaration (``asv_sizes``, or the algorithm's own ``asv_overrides``) or, for the other exact
+models, on the smallest and the largest reference instance of their problem (one thread by
 default, :data:`~.common.EXACT_TIME_LIMIT` seconds). The sizes of :data:`~.common.SLOW_SIZES`
 are timed in the long set instead, with every ``peakmem_*`` (:mod:`.long_times`). The instances
 are built once, in the shared ``setup_cache`` (:func:`~.common.size_cache`); a size without an
@@ -47,12 +47,16 @@ def timing_class(alg: Any, prefix: str, sizes: list[str]) -> type:
     return type(f"{prefix}_{key}", (), attrs)
 
 
-def _fast_class(alg: Any) -> type:
-    cls = timing_class(alg, "Time", fast_sizes(alg.name))
+def _fast_class(alg: Any) -> type | None:
+    """The timing class of ``alg`` at its fast sizes (None: it has none)."""
+    sizes = fast_sizes(alg.name)
+    if not sizes:
+        return None
+    cls = timing_class(alg, "Time", sizes)
     setattr(cls, f"time_{ident(alg.name)}", timing_method(alg.name))
     return cls
 
 
 #: benchmark class name -> class, one per registered algorithm with a fast size
-CLASSES = {cls.__name__: cls for cls in map(_fast_class, REGISTRY.values()) if cls.params}
+CLASSES = {cls.__name__: cls for cls in map(_fast_class, REGISTRY.values()) if cls is not None}
 globals().update(CLASSES)
