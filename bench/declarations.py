@@ -1,4 +1,5 @@
-"""How an algorithm and an instance family are declared: :class:`Algorithm` and :class:`Family`.
+"""How an algorithm and an instance family are declared: :class:`Algorithm` and :class:`Family`
+(and a problem's worst-case :class:`Hunt`; the problem itself: :mod:`anonratio.bench.problem`).
 
 Each problem declares its algorithms and families once, in its module under
 :mod:`anonratio.bench.problems`, holding the function objects themselves; the registry
@@ -10,6 +11,7 @@ guarantee as a function of the instance and the solution, its source and its run
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import inspect
 import math
 import time
@@ -27,6 +29,8 @@ from anonratio.instances.validation import check_int, check_number, check_random
 
 __all__ = [
     "Algorithm",
+    "Lazy",
+    "lazy",
     "Family",
     "Hunt",
     "KINDS",
@@ -44,6 +48,69 @@ KINDS = ("approximation", "heuristic", "exact")
 #: share of a run's time limit an exact model's warm start (its ``hint``) may take when the hint
 #: takes a time limit; the model gets the rest (:meth:`Algorithm.run`)
 WARM_START_SHARE = 0.3
+
+
+class Lazy:
+    """A function named by ``"module:attribute"`` (or made by a factory), loaded on first use.
+
+    Calling it, asking its signature (:func:`inspect.signature`), its ``__doc__`` or its
+    ``__module__`` imports the module; declaring it does not.
+
+    Parameters
+    ----------
+    target : str
+        ``"package.module:function"``.
+    factory : callable, optional
+        ``factory(resolved) -> callable``: the function is ``factory`` applied to the target
+        (``certified_run`` builds a ``*-certified`` function from its parts this way).
+    name : str, optional
+        The function's ``__name__`` (default: the attribute's name).
+    """
+
+    def __init__(
+        self,
+        target: str,
+        factory: Callable[[Any], Callable[..., Any]] | None = None,
+        name: str | None = None,
+    ) -> None:
+        module, sep, attribute = target.partition(":")
+        if not sep or not module or not attribute:
+            raise ValueError(f"a lazy function is 'module:attribute', got {target!r}")
+        self.target = target
+        self._factory = factory
+        self.__name__ = self.__qualname__ = name or attribute
+        self._loaded: Callable[..., Any] | None = None
+
+    def load(self) -> Callable[..., Any]:
+        """The function itself (imports its module the first time)."""
+        if self._loaded is None:
+            module, _, attribute = self.target.partition(":")
+            found = getattr(importlib.import_module(module), attribute)
+            self._loaded = found if self._factory is None else self._factory(found)
+        return self._loaded
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.load()(*args, **kwargs)
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        return inspect.signature(self.load())
+
+    @property
+    def __doc__(self) -> str | None:  # type: ignore[override]
+        return self.load().__doc__
+
+    @property
+    def __wrapped__(self) -> Callable[..., Any]:
+        return self.load()
+
+    def __repr__(self) -> str:
+        return f"lazy({self.target!r})"
+
+
+def lazy(target: str) -> Lazy:
+    """The function ``"module:attribute"``, imported on first use (:class:`Lazy`)."""
+    return Lazy(target)
 
 
 def exact_guarantee(instance: Any, solution: Solution | None = None) -> float:
@@ -68,10 +135,20 @@ def certified_run(
     ``certify``'s proven lower bound in the rest of ``time_limit`` (one deadline from the call:
     the start's time counts).
 
+    ``certify`` may be named lazily (:class:`Lazy`): the function is
+    then built when first used, so declaring it imports no exact model.
+
     ``start`` gets ``start_share * time_limit`` as its own ``time_limit`` when ``start_share``
     is given (a local search), else runs to its end (an approximation). ``doc`` is the
     function's docstring. The function takes ``threads`` when ``certify`` does.
     """
+    target = getattr(certify, "target", None)
+    if target is not None:  # a lazy certify: build on first use
+
+        def build(loaded: Callable[..., Solution]) -> Callable[..., Solution]:
+            return certified_run(start, loaded, name, doc, start_share=start_share)
+
+        return Lazy(target, factory=build, name=name.replace("-", "_"))
 
     def run(instance: Any, seed: Any = None, time_limit: float = 60.0, **options: Any) -> Solution:
         time_limit = check_number("time_limit", time_limit, low=0, closed="neither")

@@ -21,7 +21,6 @@ from anonratio.instances.io import load_instance, save_instance
 
 __all__ = [
     "LIBRARY",
-    "PREFIX",
     "library_entries",
     "library_path",
     "offer",
@@ -31,20 +30,6 @@ __all__ = [
 
 #: the committed folder of hard instances
 LIBRARY = Path(__file__).resolve().parent.parent / "results" / "hard_instances"
-
-#: problem -> the prefix of its family names (``kanon-worst-found``)
-PREFIX = {
-    "k-anonymity": "kanon",
-    "bin-covering": "bc",
-    "zip-codes": "zip",
-    "gps-rectangles": "gps",
-    "r-gather": "rgather",
-    "r-eps-gather": "repsgather",
-    "kr-center": "krcenter",
-    "cellular": "cellular",
-    "r-cellular": "rcellular",
-    "l-diversity": "ldiv",
-}
 
 
 def _install_dirs() -> list[Path]:
@@ -156,11 +141,11 @@ def _build(problem: str):
     return build
 
 
-def worst_found_family(problem: str, algorithm: str) -> Family:
+def worst_found_family(prefix: str, problem: str, algorithm: str) -> Family:
     """The family ``<prefix>-worst-found`` of ``problem``: parameter ``algorithm`` (default
     ``algorithm``) names the library instance; the seed is ignored."""
     return Family(
-        f"{PREFIX[problem]}-worst-found",
+        f"{prefix}-worst-found",
         problem,
         f"the hardest {problem} instance the worst-case hunter found for an algorithm "
         "(results/hard_instances; `anonratio hunt ALGORITHM --library`)",

@@ -1,5 +1,7 @@
-"""The registry: every algorithm and instance family the bench knows, collected from the problem
-modules of :mod:`anonratio.bench.problems`, where each is declared once.
+"""The registry: every problem, algorithm and instance family the bench knows, collected from
+the :class:`~anonratio.bench.problem.Problem` declarations of :mod:`anonratio.bench.problems`,
+where each is declared once. Every per-problem table of the generic bench (family prefixes,
+reference instances and their exact models, plot labels, asv sizes) is read from here.
 
 Algorithm names are unique across problems (the CLI looks them up by name), and an algorithm has
 one name: the front functions (``k_anonymize(instance, method="forest")``,
@@ -11,47 +13,72 @@ from __future__ import annotations
 from typing import Any
 
 from anonratio.bench.declarations import KINDS, Algorithm, Family, Hunt, coerce_param
-from anonratio.bench.problems import PROBLEMS
+from anonratio.bench.library import worst_found_family
+from anonratio.bench.problem import Problem
+from anonratio.bench.problems import DECLARED
 
 __all__ = [
     "Algorithm",
     "Family",
+    "Problem",
     "KINDS",
+    "PROBLEMS",
     "REGISTRY",
     "FAMILIES",
     "HUNTS",
     "get_algorithm",
+    "get_problem",
     "algorithms_for",
     "generate",
     "coerce_param",
 ]
 
 
-def _collect() -> tuple[dict[str, Algorithm], dict[str, Family]]:
+def _collect() -> tuple[dict[str, Problem], dict[str, Algorithm], dict[str, Family]]:
+    problems: dict[str, Problem] = {}
     algorithms: dict[str, Algorithm] = {}
     families: dict[str, Family] = {}
-    for module in PROBLEMS:
-        # a module declares one problem, or a tuple of problems that share their data
-        declared = module.PROBLEM if isinstance(module.PROBLEM, tuple) else (module.PROBLEM,)
-        for alg in module.ALGORITHMS:
-            if alg.problem not in declared:
-                raise ValueError(f"{alg.name} is declared in {module.__name__} for {alg.problem}")
+    prefixes: set[str] = set()
+    for problem in DECLARED:
+        if problem.name in problems or problem.prefix in prefixes:
+            raise ValueError(f"problem {problem.name!r} or its prefix is declared twice")
+        problems[problem.name] = problem
+        prefixes.add(problem.prefix)
+        for alg in problem.algorithms:
             if alg.name in algorithms:
                 raise ValueError(f"algorithm name {alg.name!r} is declared twice")
             algorithms[alg.name] = alg
-        for family in module.FAMILIES:
+        found = problem.families
+        if problem.worst_found is not None:  # the hunter's library of hard instances
+            found += (worst_found_family(problem.prefix, problem.name, problem.worst_found),)
+        for family in found:
             if family.name in families:
                 raise ValueError(f"family {family.name!r} is declared twice")
             families[family.name] = family
-    return algorithms, families
+    return problems, algorithms, families
 
 
+#: name -> Problem, in declaration order
 #: name -> Algorithm, in declaration order (problem by problem)
 #: name -> Family
-REGISTRY, FAMILIES = _collect()
+PROBLEMS, REGISTRY, FAMILIES = _collect()
 
-#: problem -> how the worst-case hunter searches it (the problem modules' ``HUNTS``)
-HUNTS: dict[str, Hunt] = {h.problem: h for module in PROBLEMS for h in getattr(module, "HUNTS", ())}
+#: problem -> how the worst-case hunter searches it (its declaration's ``hunt``)
+HUNTS: dict[str, Hunt] = {p.name: p.hunt for p in PROBLEMS.values() if p.hunt is not None}
+
+
+def get_problem(name: str) -> Problem:
+    """The declared :class:`~anonratio.bench.problem.Problem` called ``name``.
+
+    Raises
+    ------
+    ValueError
+        ``unknown problem 'x'; known: [...]``.
+    """
+    try:
+        return PROBLEMS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown problem {name!r}; known: {list(PROBLEMS)}") from None
 
 
 def get_algorithm(name: str) -> Algorithm:

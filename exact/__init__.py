@@ -6,13 +6,7 @@ it; after a time limit the best solution found comes with ``status="time_limit"`
 :mod:`anonratio.exact.run` runs a model and decides its status from the solver's own proof.
 """
 
-from .bin_covering import solve_bin_covering
-from .clustering import solve_clustering
-from .gps_rectangles import solve_gps_rectangles
-from .kanonymity import solve_k_anonymity
-from .ldiversity import solve_ldiversity
-from .ordered_labels import solve_ordered_labels
-from .zip_codes import solve_zip_codes
+from typing import Any
 
 __all__ = [
     "solve_k_anonymity",
@@ -23,3 +17,27 @@ __all__ = [
     "solve_gps_rectangles",
     "solve_ordered_labels",
 ]
+
+#: front function -> its subpackage, imported on first use: importing one model (or
+#: :mod:`anonratio.exact.options`) does not load OR-Tools and PuLP models of every problem
+_FRONTS = {
+    "solve_k_anonymity": "kanonymity",
+    "solve_clustering": "clustering",
+    "solve_ldiversity": "ldiversity",
+    "solve_bin_covering": "bin_covering",
+    "solve_zip_codes": "zip_codes",
+    "solve_gps_rectangles": "gps_rectangles",
+    "solve_ordered_labels": "ordered_labels",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FRONTS:
+        from importlib import import_module
+
+        return getattr(import_module(f"{__name__}.{_FRONTS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_FRONTS])

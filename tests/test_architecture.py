@@ -12,6 +12,7 @@
 """
 
 import ast
+import re
 from pathlib import Path
 
 import networkx as nx
@@ -28,14 +29,9 @@ FORBIDDEN = {
     "bench": set(),
 }
 
-PROBLEMS = (
-    "kanonymity",
-    "bin_covering",
-    "zip_codes",
-    "gps_rectangles",
-    "ordered_labels",
-    "clustering",
-    "ldiversity",
+#: the problem subpackages: one declaration module per problem in bench/problems
+PROBLEMS = tuple(
+    sorted(p.stem for p in (ROOT / "bench" / "problems").glob("*.py") if p.stem != "__init__")
 )
 
 
@@ -130,10 +126,16 @@ def test_no_import_cycles():
 
 
 def test_one_name_per_problem_in_every_layer():
-    from anonratio.bench.problems import PROBLEMS as MODULES_BY_PROBLEM
+    import importlib
 
-    names = {m.__name__.rsplit(".", 1)[1] for m in MODULES_BY_PROBLEM}
-    assert names == set(PROBLEMS)
+    from anonratio.bench.problems import DECLARED
+
+    declared = []
+    for name in PROBLEMS:  # each declaration module declares PROBLEM, or PROBLEMS
+        module = importlib.import_module(f"anonratio.bench.problems.{name}")
+        found = getattr(module, "PROBLEMS", None) or (module.PROBLEM,)
+        declared += [p.name for p in found]
+    assert sorted(declared) == sorted(p.name for p in DECLARED)
     for layer in ("instances", "solvers", "exact"):
         present = {p.name for p in (ROOT / layer).iterdir() if (p / "__init__.py").exists()}
         assert present <= set(PROBLEMS), f"{layer}: {sorted(present - set(PROBLEMS))}"
@@ -157,7 +159,7 @@ BENCH_ORDER = (
 )
 BENCH_RANK = {group: rank for rank, groups in enumerate(BENCH_ORDER) for group in groups}
 #: the top-level modules and subpackages of ``bench`` that are not a group of their own name
-CORE = {"__init__", "declarations", "registry", "errors", "library", "problems"}
+CORE = {"__init__", "declarations", "problem", "registry", "errors", "library", "problems"}
 
 
 def _bench_group(module):
@@ -208,3 +210,50 @@ def test_hooks_resolve_to_higher_groups():
             assert callable(findings.resolve(source)), source
             module = source.partition(":")[0]
             assert BENCH_RANK[_bench_group(module)] > BENCH_RANK[owner], source
+
+
+#: the places of bench where a module is about one problem or one paper: the declarations, the
+#: publishers, the paper reproductions and the long asv benchmarks of one problem at scale
+PROBLEM_SPECIFIC = (
+    "bench/problems/",
+    "bench/publish/problems/",
+    "bench/experiments/",
+    "bench/benchmarks/long_scale.py",
+    "bench/benchmarks/long_bin_covering.py",
+)
+
+
+def _code_strings(tree):
+    """The string constants of a module's code (docstrings and argparse help texts left out:
+    they may give a problem as an example)."""
+    skip = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            if isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+                skip.add(id(body[0].value))
+        if isinstance(node, ast.keyword) and node.arg in ("help", "description", "epilog"):
+            skip.update(id(n) for n in ast.walk(node.value))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            yield node
+
+
+def test_generic_bench_code_names_no_problem():
+    """The generic bench reads every per-problem fact from the declarations: no problem name, no
+    family prefix in its code (``git grep`` finds them in docstrings and help texts only)."""
+    from anonratio.bench.registry import PROBLEMS as DECLARED_PROBLEMS
+
+    names = set(DECLARED_PROBLEMS)
+    prefixes = {f"{p.prefix}-" for p in DECLARED_PROBLEMS.values()}
+    bad = []
+    for module, path in MODULES.items():
+        rel = path.relative_to(ROOT).as_posix()
+        if _layer(module) != "bench" or rel.startswith(PROBLEM_SPECIFIC):
+            continue
+        for node in _code_strings(ast.parse(path.read_text())):
+            text = node.value
+            words = set(re.findall(r"[a-z][a-z-]*[a-z]", text))
+            if words & names or any(w.startswith(tuple(prefixes)) for w in words):
+                bad.append(f"{rel}:{node.lineno}: {text[:60]!r}")
+    assert not bad, "\n".join(bad)

@@ -1,5 +1,8 @@
 """What the asv benchmarks share: the reference instance set, the benchmark sizes, the caches.
 
+The sizes each algorithm is timed at are its problem's declaration's (``asv_sizes``,
+``asv_overrides``, ``asv_slow`` of :class:`~anonratio.bench.problem.Problem`).
+
 The benchmarks live in the working tree and run against whichever commit asv installed, so they
 use only the stable public API (the registry, ``generate``, ``verify``, ``lower_bound``,
 ``instance_id``) and read the reference optima from the working tree's
@@ -24,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from anonratio.bench import registry
 from anonratio.bench.registry import REGISTRY, generate
 from anonratio.instances import instance_id, lower_bound, verify
 from anonratio.instances.base import cold_copy
@@ -34,91 +38,19 @@ REFERENCE_FILE = Path(__file__).resolve().parents[2] / "results" / "reference_op
 #: seconds an exact model may take on a timing instance (they solve in about a second)
 EXACT_TIME_LIMIT = 60.0
 
-#: problem -> size -> candidate (family, params); an algorithm runs on the first candidate it
-#: supports (``Algorithm.supports``: the factor algorithms need k = 2 or k = 3)
-SIZES: dict[str, dict[str, list[tuple[str, dict[str, Any]]]]] = {
-    "k-anonymity": {
-        "small": [
-            ("kanon-binary", {"n": 60, "m": 8, "k": 3}),
-            ("kanon-binary", {"n": 60, "m": 8, "k": 2}),
-        ],
-        "large": [
-            ("kanon-random", {"n": 2000, "m": 8, "k": 10}),
-            ("kanon-binary", {"n": 400, "m": 10, "k": 3}),
-            ("kanon-binary", {"n": 400, "m": 10, "k": 2}),
-        ],
-    },
-    "bin-covering": {
-        "small": [("bc-zipf", {"n": 5000, "k": 500})],
-        "large": [("bc-zipf", {"n": 100_000, "k": 5000})],
-    },
-    "zip-codes": {
-        "small": [("zip-delaunay", {"n": 500, "k": 30})],
-        "large": [("zip-delaunay", {"n": 5000, "k": 50})],
-    },
-    "gps-rectangles": {
-        "small": [("gps-uniform", {"n": 2000, "k": 10})],
-        "large": [("gps-uniform", {"n": 20_000, "k": 10})],
-    },
-    "l-diversity": {
-        "small": [("ldiv-sal", {"n": 20_000, "d": 7, "l": 6})],
-        "large": [("ldiv-sal", {"n": 200_000, "d": 7, "l": 6})],
-    },
-    "r-gather": {
-        "small": [("rgather-uniform", {"n": 1000, "r": 5})],
-        "large": [("rgather-uniform", {"n": 10_000, "r": 5})],
-    },
-    "r-eps-gather": {
-        "small": [("repsgather-outliers", {"n": 1000, "n_outliers": 20, "r": 5})],
-        "large": [("repsgather-outliers", {"n": 10_000, "n_outliers": 200, "r": 5})],
-    },
-    "kr-center": {
-        "small": [("krcenter-uniform", {"n": 1000, "k": 50, "r": 5})],
-        "large": [("krcenter-uniform", {"n": 10_000, "k": 200, "r": 5})],
-    },
-    "cellular": {
-        "small": [("cellular-uniform", {"n": 500, "facility_scale": 0.1})],
-        "large": [("cellular-uniform", {"n": 5000, "facility_scale": 0.05})],
-    },
-    "r-cellular": {
-        "small": [("rcellular-uniform", {"n": 500, "r": 5})],
-        "large": [("rcellular-uniform", {"n": 5000, "r": 5})],
-    },
-}
-
-#: algorithm -> its own sizes: where the problem's would take minutes (the relaxed scheme's
-#: configuration search) or exceed the algorithm's memory cap (the guillotine heuristic), and for
-#: an exact algorithm that scales (the ordered-labels greedy); other exact models time on the
-#: smallest and the largest reference instance of their problem
-SIZE_OVERRIDES: dict[str, dict[str, list[tuple[str, dict[str, Any]]]]] = {
-    "relaxed": {
-        "small": [("bc-uniform", {"n": 30, "k": 50})],
-        "large": [("bc-zipf", {"n": 5000, "k": 500})],
-    },
-    "gps-guillotine": {
-        "small": [("gps-uniform", {"n": 20, "k": 5})],
-        "large": [("gps-uniform", {"n": 30, "k": 5})],
-    },
-    "ordered-greedy": {
-        "small": [("ordered-random", {"n": 10_000, "k": 10})],
-        "large": [("ordered-random", {"n": 100_000, "k": 10})],
-    },
-}
-
 SIZE_NAMES = ["small", "large"]
 
 #: set to ``1``, asv also sees the long set, the modules ``long_*`` (:func:`long_benchmarks`)
 LONG_ENV = "ANONRATIO_ASV_LONG"
 
-#: algorithm -> the sizes timed in the long set only (:mod:`.long_times`): each takes 10 s or
-#: more on a laptop core (an exact model at its time limit, a search run to convergence), too
-#: slow for a commit comparison; every other size is timed in the fast set (:mod:`.bench_times`)
+#: algorithm -> the sizes timed in the long set only (:mod:`.long_times`; its problem's
+#: declaration's ``asv_slow``): each takes 10 s or more on a laptop core (an exact model at its
+#: time limit, a search run to convergence), too slow for a commit comparison; every other size
+#: is timed in the fast set (:mod:`.bench_times`)
 SLOW_SIZES: dict[str, tuple[str, ...]] = {
-    "kanon-certified": ("large",),
-    "kanon-local-search": ("large",),
-    "kanon-box-greedy": ("large",),
-    "samarati": ("large",),
-    "r-cellular-certified": ("small", "large"),
+    name: sizes
+    for problem in getattr(registry, "PROBLEMS", {}).values()
+    for name, sizes in problem.asv_slow.items()
 }
 STATS = ["worst", "mean"]
 
@@ -238,7 +170,18 @@ def statistic(values: list[float], stat: str) -> float:
 
 
 def _candidates(alg: Any, size: str) -> list[tuple[str, dict[str, Any]]]:
-    return SIZE_OVERRIDES.get(alg.name, SIZES.get(alg.problem, {})).get(size, [])
+    """The (family, params) ``alg`` is timed on at ``size``: its problem's declaration's
+    ``asv_sizes`` (or its own ``asv_overrides``); none at a commit that declares none."""
+    problem = getattr(registry, "PROBLEMS", {}).get(alg.problem)
+    return (
+        [] if problem is None else [(f, dict(p)) for f, p in problem.asv_candidates(alg.name, size)]
+    )
+
+
+def _own_sizes(alg: Any) -> bool:
+    """Whether the exact ``alg`` is timed on sizes of its own rather than reference instances."""
+    problem = getattr(registry, "PROBLEMS", {}).get(alg.problem)
+    return problem is not None and alg.name in problem.asv_overrides
 
 
 def _exact_sizes(refs: list[dict[str, Any]], problem: str) -> dict[str, list[Any]]:
@@ -258,7 +201,7 @@ def size_cache() -> dict[str, dict[str, Any]]:
         out[alg.name] = {}
         exact = _exact_sizes(refs, alg.problem) if alg.kind == "exact" else {}
         for size in SIZE_NAMES:
-            if alg.kind == "exact" and alg.name not in SIZE_OVERRIDES:
+            if alg.kind == "exact" and not _own_sizes(alg):
                 found = [i for i in exact.get(size, []) if alg.supports(i) is None]
             else:
                 found = []

@@ -148,7 +148,7 @@ def _add_anonymize(sub: _Sub) -> None:
         sub,
         "anonymize",
         cmd_anonymize,
-        "publish a CSV file k-anonymous, l-diverse (--l) or clustered (--algorithm r-gather)",
+        "publish a CSV file k-anonymous, l-diverse (--l) or clustered (a clustering --algorithm)",
     )
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--qi", required=True, metavar="COL,...", help="quasi-identifier columns")

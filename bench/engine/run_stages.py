@@ -17,7 +17,7 @@ from anonratio.bench.declarations import Algorithm
 from anonratio.bench.engine._finalize import RTOL
 from anonratio.bench.engine._pool import PeakMemory
 from anonratio.bench.engine.record import RunRecord, json_text, package_version, scalar_info
-from anonratio.bench.registry import get_algorithm
+from anonratio.bench.registry import PROBLEMS, get_algorithm
 from anonratio.instances import Solution, instance_id, lower_bound, verify
 from anonratio.instances.base import cold_copy
 
@@ -26,6 +26,14 @@ __all__ = ["describe_instance", "run_algorithm"]
 
 def _num(x: Any) -> float:
     return math.nan if x is None else float(x)
+
+
+def _size(instance: Any) -> int | None:
+    """The instance's anonymity size (the ``k`` column): the attribute its problem's declaration
+    names (``k``, the cluster size ``r``, ``l``); None when it has none."""
+    problem = PROBLEMS.get(getattr(instance, "problem", None))
+    value = getattr(instance, problem.size, None) if problem and problem.size else None
+    return None if value is None else int(value)
 
 
 def describe_instance(instance: Any, family: str, meta: dict | None) -> RunRecord:
@@ -37,8 +45,7 @@ def describe_instance(instance: Any, family: str, meta: dict | None) -> RunRecor
         instance=instance_id(instance),
         n=int(instance.n),
         params=json_text(dict(instance.params)),
-        # k, or the clustering problems' minimum cluster size r (kr-center's k stays in params)
-        k=int(getattr(instance, "r", 0) or getattr(instance, "k", 0)) or None,
+        k=_size(instance),
         m=int(instance.table.n_attributes) if hasattr(instance, "table") else None,
         family_params=json_text(meta.get("params", {})),
         instance_seed=meta.get("seed"),

@@ -57,30 +57,6 @@ from anonratio.bench.engine.studies import STUDY_DIR, expand, load_study
 
 __all__ = ["Suite", "SUITES", "BUILTIN", "get_suite", "suite_from_file", "expand"]
 
-APPROXIMATION = ("forest", "factor-2", "factor-3")
-EXACT = ("kanon-cpsat", "kanon-highs")
-
-#: Min-Max Bin Covering algorithms of the quick and full suites
-BIN_COVERING = (
-    "fold-random",
-    "fold-sorted",
-    "spread-random",
-    "spread-sorted",
-    "simplified-spread-random",
-    "simplified-spread-sorted",
-    "relaxed",
-)
-BIN_COVERING_EXACT = ("bc-cpsat", "bc-highs")
-
-#: zip codes, GPS rectangles and ordered labels (Du et al. 2009, §2-§4): (approximations and
-#: heuristics, exact models) per problem
-ZIP_CODES = (("spanning-tree-split",), ("zip-cpsat",))
-GPS_RECTANGLES = (("kdtree-split", "gps-guillotine"), ("gps-cpsat", "gps-highs"))
-ORDERED_LABELS = ((), ("ordered-greedy",))
-
-#: n values of the exact-scaling suite
-SCALING_N = (10, 15, 20, 30, 40, 60, 80, 100, 150, 200)
-
 #: the built-in suites, in the order `anonratio list` shows them (bench/studies/<name>.toml)
 BUILTIN = (
     "quick",

@@ -1,11 +1,12 @@
-"""One module per problem, declaring its instance families and algorithms once.
+"""One module per problem: its :class:`~anonratio.bench.problem.Problem` declaration, holding its
+instance families, algorithms, reference instances, asv sizes, hunt and publisher.
 
-Each module has ``PROBLEM`` (the name in the results' ``problem`` column, or a tuple of names
-when the problems share their data, as the five clustering problems do), ``FAMILIES`` (a tuple
-of :class:`~anonratio.bench.declarations.Family`) and ``ALGORITHMS`` (a tuple of
-:class:`~anonratio.bench.declarations.Algorithm`). :data:`PROBLEMS` lists them in registry
-order; a new problem adds its module here.
+Each module has ``PROBLEM`` (or ``PROBLEMS``, a tuple, when problems share their data, as the
+five clustering problems do). :data:`DECLARED` lists them in registry order; a new problem adds
+its module here.
 """
+
+from anonratio.bench.problem import Problem
 
 from . import (
     bin_covering,
@@ -17,15 +18,15 @@ from . import (
     zip_codes,
 )
 
-__all__ = ["PROBLEMS"]
+__all__ = ["DECLARED"]
 
-#: the problem modules, in the order the registry lists them
-PROBLEMS = (
-    kanonymity,
-    bin_covering,
-    zip_codes,
-    gps_rectangles,
-    ordered_labels,
-    clustering,
-    ldiversity,
+#: every declared problem, in the order the registry lists them
+DECLARED: tuple[Problem, ...] = (
+    kanonymity.PROBLEM,
+    bin_covering.PROBLEM,
+    zip_codes.PROBLEM,
+    gps_rectangles.PROBLEM,
+    ordered_labels.PROBLEM,
+    *clustering.PROBLEMS,
+    ldiversity.PROBLEM,
 )

@@ -23,8 +23,7 @@ Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009, §4 
 from functools import partial
 
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee
-from anonratio.bench.library import worst_found_family
-from anonratio.exact.bin_covering import solve_cbc, solve_cpsat, solve_highs
+from anonratio.bench.problem import Problem, lazy, reference
 from anonratio.instances.bin_covering import (
     CENSUS_FILES,
     census_instance,
@@ -34,17 +33,25 @@ from anonratio.instances.bin_covering import (
     zipf_instance,
 )
 from anonratio.instances.bin_covering.moves import MOVES
-from anonratio.solvers.bin_covering.fold import fold, fold_guarantee
-from anonratio.solvers.bin_covering.relaxed_scheme import relaxed_guarantee, relaxed_scheme
-from anonratio.solvers.bin_covering.simplified_spread import (
-    simplified_spread,
-    simplified_spread_guarantee,
+
+# the solvers and exact models load on first use, not when the problem is declared
+solve_cbc = lazy("anonratio.exact.bin_covering:solve_cbc")
+solve_cpsat = lazy("anonratio.exact.bin_covering:solve_cpsat")
+solve_highs = lazy("anonratio.exact.bin_covering:solve_highs")
+fold = lazy("anonratio.solvers.bin_covering.fold:fold")
+fold_guarantee = lazy("anonratio.solvers.bin_covering.fold:fold_guarantee")
+relaxed_guarantee = lazy("anonratio.solvers.bin_covering.relaxed_scheme:relaxed_guarantee")
+relaxed_scheme = lazy("anonratio.solvers.bin_covering.relaxed_scheme:relaxed_scheme")
+simplified_spread = lazy("anonratio.solvers.bin_covering.simplified_spread:simplified_spread")
+simplified_spread_guarantee = lazy(
+    "anonratio.solvers.bin_covering.simplified_spread:simplified_spread_guarantee"
 )
-from anonratio.solvers.bin_covering.spread import spread, spread_guarantee
+spread = lazy("anonratio.solvers.bin_covering.spread:spread")
+spread_guarantee = lazy("anonratio.solvers.bin_covering.spread:spread_guarantee")
 
-__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "HUNTS", "ORDERS", "RELAXED_EPSILON"]
+__all__ = ["PROBLEM", "ORDERS", "RELAXED_EPSILON"]
 
-PROBLEM = "bin-covering"
+NAME = "bin-covering"
 
 #: item orders declared for Fold, Spread and simplified Spread (Figure 7: random and sorted)
 ORDERS = ("random", "sorted")
@@ -129,7 +136,6 @@ FAMILIES = (
         {"dataset": "LAST-1990", "k": 5000, "min_frequency": 0.001},
         _bc_census,
     ),
-    worst_found_family(PROBLEM, "fold-sorted"),  # results/hard_instances
 )
 
 
@@ -175,7 +181,7 @@ ALGORITHMS = (
     *(
         Algorithm(
             name=f"{function.__name__.replace('_', '-')}-{order}",
-            problem=PROBLEM,
+            problem=NAME,
             kind="approximation",
             function=function,
             guarantee=guarantee,
@@ -189,7 +195,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="relaxed",
-        problem=PROBLEM,
+        problem=NAME,
         kind="approximation",
         function=relaxed_scheme,
         guarantee=partial(relaxed_guarantee, epsilon=RELAXED_EPSILON),
@@ -202,7 +208,7 @@ ALGORITHMS = (
     *(
         Algorithm(
             name=f"bc-{short}",
-            problem=PROBLEM,
+            problem=NAME,
             kind="exact",
             function=function,
             guarantee=exact_guarantee,
@@ -214,6 +220,38 @@ ALGORITHMS = (
     ),
 )
 
-#: the worst-case hunter starts from a few uniform items (k = 10) and resizes, duplicates and
-#: deletes items
-HUNTS = (Hunt(PROBLEM, "bc-uniform", MOVES, fixed={"k": 10, "low": 1, "high": 12}),)
+PROBLEM = Problem(
+    name=NAME,
+    prefix="bc",
+    n_label="items",
+    size="k",
+    families=FAMILIES,
+    algorithms=ALGORITHMS,
+    exact=("bc-cpsat", "bc-highs"),
+    reference=(
+        reference("bc-uniform-10-k20", "bc-uniform", n=10, k=20),
+        reference("bc-uniform-12-k50", "bc-uniform", n=12, k=50),
+        reference("bc-uniform-12-k50-s1", "bc-uniform", seed=1, n=12, k=50),
+        reference("bc-zipf-20-k50", "bc-zipf", n=20, k=50),
+        reference("bc-zipf-30-k100", "bc-zipf", seed=1, n=30, k=100),
+        reference("bc-3partition-yes-4", "bc-3partition-yes", m=4),
+        reference("bc-3partition-no-4", "bc-3partition-no", m=4),
+        reference("bc-3partition-no-6", "bc-3partition-no", m=6),
+    ),
+    worst_found="fold-sorted",
+    contract=("bc-uniform", {"n": 9, "k": 20, "low": 1, "high": 15}),
+    asv_sizes={
+        "small": (("bc-zipf", {"n": 5000, "k": 500}),),
+        "large": (("bc-zipf", {"n": 100_000, "k": 5000}),),
+    },
+    # the relaxed scheme's configuration search would take minutes at the problem's sizes
+    asv_overrides={
+        "relaxed": {
+            "small": (("bc-uniform", {"n": 30, "k": 50}),),
+            "large": (("bc-zipf", {"n": 5000, "k": 500}),),
+        },
+    },
+    # the worst-case hunter starts from a few uniform items (k = 10) and resizes, duplicates and
+    # deletes items
+    hunt=Hunt(NAME, "bc-uniform", MOVES, fixed={"k": 10, "low": 1, "high": 12}),
+)

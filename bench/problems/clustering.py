@@ -21,32 +21,32 @@ from anonratio.bench.declarations import (
     exact_guarantee,
     no_guarantee,
 )
-from anonratio.bench.library import worst_found_family
-from anonratio.exact.clustering import solve_cbc, solve_cpsat, solve_highs
-from anonratio.exact.clustering.certified import certify
-from anonratio.instances.clustering.gadgets import random_formula, sat_gadget
+from anonratio.bench.problem import Problem, lazy, reference
+from anonratio.instances.clustering import families
 from anonratio.instances.clustering.generators import (
     facility_costs,
-    gaussian_points,
-    heavy_tailed_points,
     make_instance,
-    outlier_points,
     planted_instance,
-    uniform_points,
 )
 from anonratio.instances.clustering.moves import MOVES
-from anonratio.solvers.clustering.greedy_gather import greedy_gather
-from anonratio.solvers.clustering.kr_center import kr_center
-from anonratio.solvers.clustering.min_size_kmeans import min_size_kmeans
-from anonratio.solvers.clustering.primal_dual import primal_dual
-from anonratio.solvers.clustering.r_cellular import r_cellular
-from anonratio.solvers.clustering.r_eps_gather import r_eps_gather
-from anonratio.solvers.clustering.r_gather import r_gather
 
-__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "HUNTS", "PREFIX"]
+# the solvers and exact models load on first use, not when the problem is declared
+solve_cbc = lazy("anonratio.exact.clustering:solve_cbc")
+solve_cpsat = lazy("anonratio.exact.clustering:solve_cpsat")
+solve_highs = lazy("anonratio.exact.clustering:solve_highs")
+certify = lazy("anonratio.exact.clustering.certified:certify")
+greedy_gather = lazy("anonratio.solvers.clustering.greedy_gather:greedy_gather")
+kr_center = lazy("anonratio.solvers.clustering.kr_center:kr_center")
+min_size_kmeans = lazy("anonratio.solvers.clustering.min_size_kmeans:min_size_kmeans")
+primal_dual = lazy("anonratio.solvers.clustering.primal_dual:primal_dual")
+r_cellular = lazy("anonratio.solvers.clustering.r_cellular:r_cellular")
+r_eps_gather = lazy("anonratio.solvers.clustering.r_eps_gather:r_eps_gather")
+r_gather = lazy("anonratio.solvers.clustering.r_gather:r_gather")
+
+__all__ = ["PROBLEMS", "PREFIX"]
 
 #: the five problems of the paper, declared here together
-PROBLEM = ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular")
+NAMES = ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular")
 
 #: problem -> family-name prefix
 PREFIX = {
@@ -99,47 +99,30 @@ def _points_family(problem, kind, description, defaults, draw):
     )
 
 
-def _uniform(rng, p):
-    return uniform_points(p["n"], dim=p["dim"], seed=rng)
-
-
-def _gaussian(rng, p):
-    sizes = [p["cluster_size"]] * p["n_clusters"]
-    return gaussian_points(sizes, dim=p["dim"], spread=p["spread"], seed=rng)
-
-
-def _outliers(rng, p):
-    return outlier_points(p["n"], n_outliers=p["n_outliers"], dim=p["dim"], seed=rng)
-
-
-def _heavy(rng, p):
-    return heavy_tailed_points(p["n"], dim=p["dim"], tail=p["tail"], seed=rng)
-
-
 _POINT_KINDS = (
     (
         "uniform",
         "n points uniform in the unit cube of dimension dim",
         {"n": 60, "dim": 2},
-        _uniform,
+        families.uniform,
     ),
     (
         "gaussian",
         "n_clusters Gaussian clusters of cluster_size points (standard deviation spread)",
         {"n_clusters": 6, "cluster_size": 10, "dim": 2, "spread": 1.0},
-        _gaussian,
+        families.gaussian,
     ),
     (
         "outliers",
         "n points: a dense cloud and n_outliers far outliers",
         {"n": 60, "n_outliers": 3, "dim": 2},
-        _outliers,
+        families.outliers,
     ),
     (
         "heavy",
         "n points with heavy-tailed radii (tail index tail: smaller is heavier)",
         {"n": 60, "dim": 2, "tail": 1.5},
-        _heavy,
+        families.heavy,
     ),
 )
 
@@ -177,26 +160,13 @@ def _planted_family(problem):
     )
 
 
-def _sat_build(rng, *, n_vars, n_clauses, satisfiable, r):
-    formula = random_formula(n_vars, n_clauses, satisfiable=satisfiable, seed=rng)
-    instance, meta = sat_gadget(formula, r=r)
-    extra = {"satisfiable": bool(meta["satisfiable"])}
-    for key in ("optimum", "lower_bound"):
-        if key in meta:
-            extra[key] = float(meta[key])
-    return instance, extra
-
-
-#: the library instance each problem's worst-found family gives by default
-_WORST_FOUND_DEFAULT = ("r-gather", "r-eps-gather", "kr-center", "primal-dual", "r-cellular")
-
 FAMILIES = (
     *(
         _points_family(problem, kind, description, defaults, draw)
-        for problem in PROBLEM
+        for problem in NAMES
         for kind, description, defaults, draw in _POINT_KINDS
     ),
-    *(_planted_family(problem) for problem in PROBLEM if problem != "cellular"),
+    *(_planted_family(problem) for problem in NAMES if problem != "cellular"),
     Family(
         "rgather-sat",
         "r-gather",
@@ -204,11 +174,7 @@ FAMILIES = (
         "graph, radius 1 iff the random formula (each variable in <= 3 clauses) is satisfiable; "
         "meta optimum 1 (satisfiable) or lower_bound 2",
         {"n_vars": 4, "n_clauses": 5, "satisfiable": True, "r": 7},
-        _sat_build,
-    ),
-    *(  # results/hard_instances
-        worst_found_family(problem, algorithm)
-        for problem, algorithm in zip(PROBLEM, _WORST_FOUND_DEFAULT, strict=True)
+        families.sat,
     ),
 )
 
@@ -387,20 +353,123 @@ ALGORITHMS = (
             complexity="exponential (branch and bound)",
             hint=_hint_from(_HINTS[problem]),
         )
-        for problem in PROBLEM
+        for problem in NAMES
         for function, short, solver in _EXACT
     ),
 )
 
-#: the worst-case hunter starts from a few uniform points in the plane (clusters of r = 2; k = 2
-#: centers) and moves, duplicates and deletes points
-HUNTS = tuple(
-    Hunt(problem, f"{PREFIX[problem]}-uniform", MOVES, fixed=fixed)
-    for problem, fixed in (
-        ("r-gather", {"r": 2}),
-        ("r-eps-gather", {"r": 2}),
-        ("kr-center", {"k": 2, "r": 2}),
-        ("cellular", {}),
-        ("r-cellular", {"r": 2}),
+#: problem -> its declaration's own entries: the size recorded in the ``k`` column (None:
+#: cellular clustering has none), the algorithm of its ``worst-found`` family (results/
+#: hard_instances), the contract test's small instance, the asv sizes and the hunt's fixed
+#: parameters (clusters of r = 2, k = 2 centers)
+_OWN = {
+    "r-gather": dict(
+        size="r",
+        worst_found="r-gather",
+        contract=("rgather-uniform", {"n": 9, "r": 3}),
+        publisher="anonratio.bench.publish.problems.clustering:PUBLISHER",
+        asv_sizes={
+            "small": (("rgather-uniform", {"n": 1000, "r": 5}),),
+            "large": (("rgather-uniform", {"n": 10_000, "r": 5}),),
+        },
+        reference=(
+            reference("rgather-uniform-30-r4", "rgather-uniform", n=30, r=4),
+            reference(
+                "rgather-gaussian-6x5-r4", "rgather-gaussian", n_clusters=6, cluster_size=5, r=4
+            ),
+            reference("rgather-heavy-30-r3", "rgather-heavy", seed=1, n=30, r=3),
+            reference("rgather-sat-4-r7", "rgather-sat", n_vars=4, n_clauses=5, r=7),
+            reference(
+                "rgather-unsat-4-r7",
+                "rgather-sat",
+                n_vars=4,
+                n_clauses=5,
+                satisfiable=False,
+                r=7,
+            ),
+        ),
+        hunt={"r": 2},
+    ),
+    "r-eps-gather": dict(
+        size="r",
+        worst_found="r-eps-gather",
+        contract=("repsgather-outliers", {"n": 9, "n_outliers": 1, "r": 3, "epsilon": 0.12}),
+        asv_sizes={
+            "small": (("repsgather-outliers", {"n": 1000, "n_outliers": 20, "r": 5}),),
+            "large": (("repsgather-outliers", {"n": 10_000, "n_outliers": 200, "r": 5}),),
+        },
+        reference=(
+            reference(
+                "repsgather-outliers-30-r4",
+                "repsgather-outliers",
+                n=30,
+                n_outliers=3,
+                r=4,
+                epsilon=0.1,
+            ),
+        ),
+        hunt={"r": 2},
+    ),
+    "kr-center": dict(
+        size="r",
+        worst_found="kr-center",
+        contract=("krcenter-uniform", {"n": 9, "k": 2, "r": 3}),
+        asv_sizes={
+            "small": (("krcenter-uniform", {"n": 1000, "k": 50, "r": 5}),),
+            "large": (("krcenter-uniform", {"n": 10_000, "k": 200, "r": 5}),),
+        },
+        reference=(reference("krcenter-uniform-30-k4-r5", "krcenter-uniform", n=30, k=4, r=5),),
+        hunt={"k": 2, "r": 2},
+    ),
+    "cellular": dict(
+        size=None,
+        worst_found="primal-dual",
+        contract=("cellular-uniform", {"n": 8, "facility_scale": 0.3}),
+        asv_sizes={
+            "small": (("cellular-uniform", {"n": 500, "facility_scale": 0.1}),),
+            "large": (("cellular-uniform", {"n": 5000, "facility_scale": 0.05}),),
+        },
+        reference=(
+            reference("cellular-uniform-16", "cellular-uniform", n=16, facility_scale=0.5),
+            reference("cellular-gaussian-4x4", "cellular-gaussian", n_clusters=4, cluster_size=4),
+        ),
+        hunt={},
+    ),
+    "r-cellular": dict(
+        size="r",
+        worst_found="r-cellular",
+        contract=("rcellular-uniform", {"n": 9, "r": 3}),
+        publisher="anonratio.bench.publish.problems.clustering:PUBLISHER",
+        asv_sizes={
+            "small": (("rcellular-uniform", {"n": 500, "r": 5}),),
+            "large": (("rcellular-uniform", {"n": 5000, "r": 5}),),
+        },
+        # the bound's column generation takes 10 s or more at both sizes
+        asv_slow={"r-cellular-certified": ("small", "large")},
+        reference=(
+            reference("rcellular-uniform-16-r3", "rcellular-uniform", n=16, r=3),
+            reference("rcellular-heavy-14-r2", "rcellular-heavy", n=14, r=2),
+        ),
+        hunt={"r": 2},
+    ),
+}
+
+
+def _problem(name):
+    own = dict(_OWN[name])
+    fixed = own.pop("hunt")
+    return Problem(
+        name=name,
+        prefix=PREFIX[name],
+        n_label="points",
+        families=tuple(f for f in FAMILIES if f.problem == name),
+        algorithms=tuple(a for a in ALGORITHMS if a.problem == name),
+        exact=(f"{name}-cpsat", f"{name}-highs"),
+        # the worst-case hunter starts from a few uniform points in the plane and moves,
+        # duplicates and deletes points
+        hunt=Hunt(name, f"{PREFIX[name]}-uniform", MOVES, fixed=fixed),
+        **own,
     )
-)
+
+
+PROBLEMS = tuple(_problem(name) for name in NAMES)

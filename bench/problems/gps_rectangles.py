@@ -14,8 +14,7 @@ Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009.
 """
 
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee
-from anonratio.bench.library import worst_found_family
-from anonratio.exact.gps_rectangles import solve_cpsat, solve_highs
+from anonratio.bench.problem import Problem, lazy, reference
 from anonratio.instances.gps_rectangles import (
     clustered_points,
     cross_gadget,
@@ -23,12 +22,19 @@ from anonratio.instances.gps_rectangles import (
     uniform_points,
 )
 from anonratio.instances.gps_rectangles.moves import MOVES
-from anonratio.solvers.gps_rectangles.guillotine import guillotine
-from anonratio.solvers.gps_rectangles.kdtree_split import kdtree_split, kdtree_split_guarantee
 
-__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "HUNTS"]
+# the solvers and exact models load on first use, not when the problem is declared
+solve_cpsat = lazy("anonratio.exact.gps_rectangles:solve_cpsat")
+solve_highs = lazy("anonratio.exact.gps_rectangles:solve_highs")
+guillotine = lazy("anonratio.solvers.gps_rectangles.guillotine:guillotine")
+kdtree_split = lazy("anonratio.solvers.gps_rectangles.kdtree_split:kdtree_split")
+kdtree_split_guarantee = lazy(
+    "anonratio.solvers.gps_rectangles.kdtree_split:kdtree_split_guarantee"
+)
 
-PROBLEM = "gps-rectangles"
+__all__ = ["PROBLEM"]
+
+NAME = "gps-rectangles"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -98,7 +104,6 @@ FAMILIES = (
         {"k": 3},
         _gps_pinwheel,
     ),
-    worst_found_family(PROBLEM, "kdtree-split"),  # results/hard_instances
 )
 
 
@@ -111,7 +116,7 @@ _KD_TEXT = f"(4(k-1) + max w) / LB < 5 ({_LB})"
 ALGORITHMS = (
     Algorithm(
         name="kdtree-split",
-        problem=PROBLEM,
+        problem=NAME,
         kind="approximation",
         function=kdtree_split,
         guarantee=kdtree_split_guarantee,
@@ -121,7 +126,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="gps-cpsat",
-        problem=PROBLEM,
+        problem=NAME,
         kind="exact",
         function=solve_cpsat,
         guarantee=exact_guarantee,
@@ -132,7 +137,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="gps-highs",
-        problem=PROBLEM,
+        problem=NAME,
         kind="exact",
         function=solve_highs,
         guarantee=exact_guarantee,
@@ -143,7 +148,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="gps-guillotine",
-        problem=PROBLEM,
+        problem=NAME,
         kind="heuristic",
         function=guillotine,
         guarantee=kdtree_split_guarantee,
@@ -155,6 +160,36 @@ ALGORITHMS = (
     ),
 )
 
-#: the worst-case hunter starts from a few uniform points (k = 3) and moves, reweighs and deletes
-#: points
-HUNTS = (Hunt(PROBLEM, "gps-uniform", MOVES, fixed={"k": 3}),)
+PROBLEM = Problem(
+    name=NAME,
+    prefix="gps",
+    n_label="points",
+    size="k",
+    families=FAMILIES,
+    algorithms=ALGORITHMS,
+    exact=("gps-cpsat", "gps-highs"),
+    # small instances whose optimum CP-SAT and HiGHS prove in seconds
+    reference=(
+        reference("gps-uniform-8-k3", "gps-uniform", n=8, k=3),
+        reference("gps-uniform-10-k4-s1", "gps-uniform", seed=1, n=10, k=4),
+        reference("gps-clustered-10-k4", "gps-clustered", n=10, k=4),
+        reference("gps-cross-k3", "gps-cross", k=3),
+        reference("gps-pinwheel-k3", "gps-pinwheel", k=3),
+    ),
+    worst_found="kdtree-split",
+    contract=("gps-uniform", {"n": 8, "k": 3, "weight_max": 2}),
+    asv_sizes={
+        "small": (("gps-uniform", {"n": 2000, "k": 10}),),
+        "large": (("gps-uniform", {"n": 20_000, "k": 10}),),
+    },
+    # the guillotine dynamic program's memory grows as n^4: its own sizes
+    asv_overrides={
+        "gps-guillotine": {
+            "small": (("gps-uniform", {"n": 20, "k": 5}),),
+            "large": (("gps-uniform", {"n": 30, "k": 5}),),
+        },
+    },
+    # the worst-case hunter starts from a few uniform points (k = 3) and moves, reweighs and
+    # deletes points
+    hunt=Hunt(NAME, "gps-uniform", MOVES, fixed={"k": 3}),
+)

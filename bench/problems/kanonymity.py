@@ -22,129 +22,41 @@ from anonratio.bench.declarations import (
     needs_k,
     no_guarantee,
 )
-from anonratio.bench.library import worst_found_family
-from anonratio.exact.kanonymity import solve_cbc, solve_cpsat, solve_highs
-from anonratio.exact.kanonymity.certified import certify
-from anonratio.instances import verify
+from anonratio.bench.problem import Problem, lazy, reference
 from anonratio.instances.kanonymity import (
-    KAnonymityInstance,
-    categorical_table,
-    graph_representation_pair,
-    planted_table,
-    random_table,
-    triangle_union_gadget,
+    families,
 )
 from anonratio.instances.kanonymity.moves import MOVES
-from anonratio.instances.loaders import ADULT_QI, load_adult
-from anonratio.solvers.kanonymity.box_greedy import box_greedy
-from anonratio.solvers.kanonymity.box_greedy import unsupported as box_greedy_unsupported
-from anonratio.solvers.kanonymity.datafly import datafly
-from anonratio.solvers.kanonymity.factor_2 import one_two_factor, one_two_factor_guarantee
-from anonratio.solvers.kanonymity.factor_3 import two_factor, two_factor_guarantee
-from anonratio.solvers.kanonymity.forest import forest, forest_guarantee
-from anonratio.solvers.kanonymity.full_domain import MAX_NODES
-from anonratio.solvers.kanonymity.incognito import incognito
-from anonratio.solvers.kanonymity.local_search import local_search
-from anonratio.solvers.kanonymity.mondrian import mondrian, mondrian_relaxed
-from anonratio.solvers.kanonymity.samarati import samarati
+from anonratio.instances.loaders import ADULT_QI
 
-__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "HUNTS"]
+# the solvers and exact models load on first use, not when the problem is declared
+solve_cbc = lazy("anonratio.exact.kanonymity:solve_cbc")
+solve_cpsat = lazy("anonratio.exact.kanonymity:solve_cpsat")
+solve_highs = lazy("anonratio.exact.kanonymity:solve_highs")
+certify = lazy("anonratio.exact.kanonymity.certified:certify")
+box_greedy = lazy("anonratio.solvers.kanonymity.box_greedy:box_greedy")
+box_greedy_unsupported = lazy("anonratio.solvers.kanonymity.box_greedy:unsupported")
+datafly = lazy("anonratio.solvers.kanonymity.datafly:datafly")
+one_two_factor = lazy("anonratio.solvers.kanonymity.factor_2:one_two_factor")
+one_two_factor_guarantee = lazy("anonratio.solvers.kanonymity.factor_2:one_two_factor_guarantee")
+two_factor = lazy("anonratio.solvers.kanonymity.factor_3:two_factor")
+two_factor_guarantee = lazy("anonratio.solvers.kanonymity.factor_3:two_factor_guarantee")
+forest = lazy("anonratio.solvers.kanonymity.forest:forest")
+forest_guarantee = lazy("anonratio.solvers.kanonymity.forest:forest_guarantee")
+incognito = lazy("anonratio.solvers.kanonymity.incognito:incognito")
+local_search = lazy("anonratio.solvers.kanonymity.local_search:local_search")
+mondrian = lazy("anonratio.solvers.kanonymity.mondrian:mondrian")
+mondrian_relaxed = lazy("anonratio.solvers.kanonymity.mondrian:mondrian_relaxed")
+samarati = lazy("anonratio.solvers.kanonymity.samarati:samarati")
 
-PROBLEM = "k-anonymity"
+__all__ = ["PROBLEM"]
+
+NAME = "k-anonymity"
 
 
 # ---------------------------------------------------------------------------------------------
 # instance families
 # ---------------------------------------------------------------------------------------------
-def _kanon(table, p):
-    return KAnonymityInstance(table, p["k"], p["model"], p["row_deletion"])
-
-
-def _binary(rng, *, n, m, k, row_deletion):
-    table = categorical_table(n, m, 2, seed=rng)
-    return KAnonymityInstance(table, k, "suppression", row_deletion), {}
-
-
-def _categorical(rng, **p):
-    return _kanon(categorical_table(p["n"], p["m"], p["alphabet"], seed=rng), p), {}
-
-
-def _ternary(rng, **p):
-    return _kanon(categorical_table(p["n"], p["m"], 3, seed=rng), p), {}
-
-
-def _random(rng, **p):
-    zipf = p["zipf"] or None
-    table = random_table(
-        p["n"], p["m"], cardinality=p["cardinality"], levels=p["levels"], zipf=zipf, seed=rng
-    )
-    return _kanon(table, p), {}
-
-
-def _planted(rng, **p):
-    table, labels = planted_table(
-        p["n"],
-        p["m"],
-        n_groups=p["n_groups"],
-        noise=p["noise"],
-        cardinality=p["cardinality"],
-        levels=p["levels"] or None,
-        seed=rng,
-        return_labels=True,
-    )
-    instance = _kanon(table, p)
-    extra = {}
-    if np.bincount(labels).min() >= instance.k:  # the planted partition is feasible
-        extra["upper_bound"] = verify(instance, labels).cost
-    return instance, extra
-
-
-def _triangles(rng, *, n_triangles, n_vertices, preliminary):
-    g = triangle_union_gadget(n_triangles, n_vertices, seed=rng, preliminary=preliminary)
-    extra = {
-        "optimum": g.optimum,
-        "lower_bound": g.lower_bound,
-        "m": g.info["m"],
-        "t": g.info["t"],
-        "description": g.description,
-    }
-    return g.instance, extra
-
-
-#: the eight 4-bit records of Aggarwal et al. 2005, §6: the optimal 2-factor is the 8-cycle
-#: through them in this order, and the cycle decomposition pays 3 times its weight (case (f))
-_CYCLE_8 = ("0000", "0001", "0011", "0111", "1111", "1110", "1100", "1000")
-
-
-def _cycle_8(rng):
-    codes = np.array([[int(b) for b in row] for row in _CYCLE_8])
-    table = categorical_table(8, 4, 2, seed=0)
-    table = type(table)(codes, table.attributes, table.values)
-    return KAnonymityInstance(table, 3, "suppression"), {
-        "description": "the tight example of the 2-factor step (2005 §6, case (f), x = 2)"
-    }
-
-
-def _gap_pair(rng, *, k, member):
-    if member not in ("first", "second"):
-        raise ValueError(f"parameter `member` must be 'first' or 'second', got {member!r}")
-    first, second = graph_representation_pair(k)
-    g, other = (first, second) if member == "first" else (second, first)
-    extra = {
-        "optimum": g.optimum,
-        "other_optimum": other.optimum,
-        "pair_distance": g.info["pair_distance"],
-        "description": g.description,
-    }
-    return g.instance, extra
-
-
-def _adult(rng, *, n, k, model, row_deletion, qi):
-    table = load_adult(qi=qi).sample(n, rng)
-    instance = KAnonymityInstance(table, k, model, row_deletion)
-    return instance, {"dataset": "adult", "n_records": int(table.n_records)}
-
-
 _COMMON = {"k": 3, "model": "suppression", "row_deletion": False}
 
 FAMILIES = (
@@ -153,21 +65,21 @@ FAMILIES = (
         "k-anonymity",
         "uniform random binary table (suppression = generalization), Aggarwal et al. 2005 §5-§6",
         {"n": 20, "m": 6, "k": 3, "row_deletion": False},
-        _binary,
+        families.binary,
     ),
     Family(
         "kanon-ternary",
         "k-anonymity",
         "uniform random ternary table (the alphabet of the NP-hardness proof, 2005 §3)",
         {"n": 20, "m": 6, **_COMMON},
-        _ternary,
+        families.ternary,
     ),
     Family(
         "kanon-categorical",
         "k-anonymity",
         "uniform random table over an alphabet of `alphabet` values, no hierarchies",
         {"n": 20, "m": 6, "alphabet": 4, **_COMMON},
-        _categorical,
+        families.categorical,
     ),
     Family(
         "kanon-random",
@@ -184,7 +96,7 @@ FAMILIES = (
             "levels": (3, 5),
             "zipf": 0.0,
         },
-        _random,
+        families.random,
     ),
     Family(
         "kanon-planted",
@@ -201,7 +113,7 @@ FAMILIES = (
             "levels": 0,
             **_COMMON,
         },
-        _planted,
+        families.planted,
     ),
     Family(
         "kanon-triangles",
@@ -209,7 +121,7 @@ FAMILIES = (
         "edge-partition-into-triangles gadget (2005 §3) of a random union of n_triangles "
         "edge-disjoint triangles, k = 3: optimum 9mt with m = n_triangles, t = ceil(log2(3m+1))",
         {"n_triangles": 3, "n_vertices": 7, "preliminary": False},
-        _triangles,
+        families.triangles,
     ),
     Family(
         "kanon-gap-pair",
@@ -217,7 +129,7 @@ FAMILIES = (
         "one member ('first' or 'second') of the graph-representation pair (2005 §4): same "
         "k-clique graph, optima k^2 2^(k-2) and k(2^k - 2)",
         {"k": 4, "member": "first"},
-        _gap_pair,
+        families.gap_pair,
     ),
     Family(
         "kanon-2factor-tight",
@@ -225,7 +137,7 @@ FAMILIES = (
         "the eight 4-bit records 0000, 0001, 0011, 0111, 1111, 1110, 1100, 1000 at k = 3 "
         "(2005 §6): the cycle decomposition of the optimal 2-factor pays 3 times its weight",
         {},
-        _cycle_8,
+        families.cycle_8,
     ),
     Family(
         "kanon-adult",
@@ -239,9 +151,8 @@ FAMILIES = (
             "row_deletion": False,
             "qi": ADULT_QI,
         },
-        _adult,
+        families.adult,
     ),
-    worst_found_family(PROBLEM, "forest"),  # results/hard_instances
 )
 
 
@@ -277,6 +188,8 @@ def _best_known_hint(instance, seed=None, time_limit=HINT_MAX_S):
 
 def _small_lattice(instance):
     """Samarati and Incognito enumerate the generalization lattice: refuse a huge one."""
+    from anonratio.solvers.kanonymity.full_domain import MAX_NODES
+
     size = float(np.prod(instance.heights + 1.0))
     if size > MAX_NODES:
         return f"the generalization lattice has {size:.3g} nodes, more than {MAX_NODES:,}"
@@ -294,7 +207,7 @@ _FACTOR_TIME = (
 ALGORITHMS = (
     Algorithm(
         name="forest",
-        problem=PROBLEM,
+        problem=NAME,
         kind="approximation",
         function=forest,
         guarantee=forest_guarantee,
@@ -305,7 +218,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="factor-2",
-        problem=PROBLEM,
+        problem=NAME,
         kind="approximation",
         function=one_two_factor,
         guarantee=one_two_factor_guarantee,
@@ -316,7 +229,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="factor-3",
-        problem=PROBLEM,
+        problem=NAME,
         kind="approximation",
         function=two_factor,
         guarantee=two_factor_guarantee,
@@ -327,7 +240,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="samarati",
-        problem=PROBLEM,
+        problem=NAME,
         kind="heuristic",
         function=samarati,
         guarantee=no_guarantee,
@@ -338,7 +251,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="incognito",
-        problem=PROBLEM,
+        problem=NAME,
         kind="heuristic",
         function=incognito,
         guarantee=no_guarantee,
@@ -349,7 +262,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="datafly",
-        problem=PROBLEM,
+        problem=NAME,
         kind="heuristic",
         function=datafly,
         guarantee=no_guarantee,
@@ -359,7 +272,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="mondrian",
-        problem=PROBLEM,
+        problem=NAME,
         kind="heuristic",
         function=mondrian,
         guarantee=no_guarantee,
@@ -369,7 +282,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="mondrian-relaxed",
-        problem=PROBLEM,
+        problem=NAME,
         kind="heuristic",
         function=mondrian_relaxed,
         guarantee=no_guarantee,
@@ -379,7 +292,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="kanon-box-greedy",
-        problem=PROBLEM,
+        problem=NAME,
         kind="heuristic",
         function=box_greedy,
         guarantee=no_guarantee,
@@ -392,7 +305,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="kanon-local-search",
-        problem=PROBLEM,
+        problem=NAME,
         kind="heuristic",
         function=local_search,
         guarantee=forest_guarantee,
@@ -405,7 +318,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="kanon-certified",
-        problem=PROBLEM,
+        problem=NAME,
         kind="heuristic",
         function=certified_search,
         guarantee=forest_guarantee,
@@ -427,7 +340,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="kanon-cpsat",
-        problem=PROBLEM,
+        problem=NAME,
         kind="exact",
         function=solve_cpsat,
         guarantee=exact_guarantee,
@@ -439,7 +352,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="kanon-highs",
-        problem=PROBLEM,
+        problem=NAME,
         kind="exact",
         function=solve_highs,
         guarantee=exact_guarantee,
@@ -450,7 +363,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="kanon-cbc",
-        problem=PROBLEM,
+        problem=NAME,
         kind="exact",
         function=solve_cbc,
         guarantee=exact_guarantee,
@@ -461,6 +374,72 @@ ALGORITHMS = (
     ),
 )
 
-#: the worst-case hunter starts from small categorical tables (k = 3 by default) and replaces
-#: cells, duplicates and deletes records
-HUNTS = (Hunt(PROBLEM, "kanon-categorical", MOVES, fixed={"m": 4, "alphabet": 3}),)
+PROBLEM = Problem(
+    name=NAME,
+    prefix="kanon",
+    n_label="records",
+    size="k",
+    families=FAMILIES,
+    algorithms=ALGORITHMS,
+    exact=("kanon-cpsat", "kanon-highs"),
+    reference=(
+        reference("binary-12x6-k2", "kanon-binary", n=12, m=6, k=2),
+        reference("binary-12x6-k3", "kanon-binary", n=12, m=6, k=3),
+        reference("binary-12x6-k4", "kanon-binary", n=12, m=6, k=4),
+        reference("binary-12x6-k5", "kanon-binary", n=12, m=6, k=5),
+        reference("binary-16x5-k2", "kanon-binary", n=16, m=5, k=2),
+        reference("binary-16x5-k3", "kanon-binary", n=16, m=5, k=3),
+        reference("binary-20x6-k2", "kanon-binary", n=20, m=6, k=2),
+        reference("binary-20x6-k3", "kanon-binary", n=20, m=6, k=3),
+        reference("binary-20x6-k5", "kanon-binary", n=20, m=6, k=5),
+        reference("ternary-12x4-k2", "kanon-ternary", n=12, m=4, k=2),
+        reference("ternary-12x4-k3", "kanon-ternary", n=12, m=4, k=3),
+        reference("ternary-10x5-k4", "kanon-ternary", n=10, m=5, k=4),
+        reference(
+            "generalization-10x3-k2",
+            "kanon-random",
+            n=10,
+            m=3,
+            k=2,
+            cardinality=(4, 6),
+            levels=(2, 3),
+        ),
+        reference(
+            "generalization-10x3-k3",
+            "kanon-random",
+            n=10,
+            m=3,
+            k=3,
+            cardinality=(4, 6),
+            levels=(2, 3),
+        ),
+        reference("planted-24x6-k2", "kanon-planted", n=24, m=6, n_groups=4, k=2),
+        reference("planted-24x6-k3", "kanon-planted", n=24, m=6, n_groups=4, k=3),
+        reference("planted-24x6-k5", "kanon-planted", n=24, m=6, n_groups=4, k=5),
+        reference("triangles-3", "kanon-triangles", n_triangles=3, n_vertices=7),
+    ),
+    worst_found="forest",
+    contract=("kanon-binary", {"n": 10, "m": 4, "k": 3}),
+    asv_sizes={
+        "small": (
+            ("kanon-binary", {"n": 60, "m": 8, "k": 3}),
+            ("kanon-binary", {"n": 60, "m": 8, "k": 2}),
+        ),
+        "large": (
+            ("kanon-random", {"n": 2000, "m": 8, "k": 10}),
+            ("kanon-binary", {"n": 400, "m": 10, "k": 3}),
+            ("kanon-binary", {"n": 400, "m": 10, "k": 2}),
+        ),
+    },
+    # searches run to convergence: 10 s or more on the large instance
+    asv_slow={
+        "kanon-certified": ("large",),
+        "kanon-local-search": ("large",),
+        "kanon-box-greedy": ("large",),
+        "samarati": ("large",),
+    },
+    # the worst-case hunter starts from small categorical tables (k = 3 by default) and replaces
+    # cells, duplicates and deletes records
+    hunt=Hunt(NAME, "kanon-categorical", MOVES, fixed={"m": 4, "alphabet": 3}),
+    publisher="anonratio.bench.publish.problems.kanonymity:PUBLISHER",
+)

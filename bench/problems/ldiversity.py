@@ -18,21 +18,28 @@ from anonratio.bench.declarations import (
     exact_guarantee,
     no_guarantee,
 )
-from anonratio.bench.library import worst_found_family
-from anonratio.exact.ldiversity import certify, solve_cbc, solve_cpsat, solve_highs
+from anonratio.bench.problem import Problem, lazy, reference
 from anonratio.instances.ldiversity import LDiversityInstance
 from anonratio.instances.ldiversity.gadgets import random_3dm_gadget
 from anonratio.instances.ldiversity.generators import planted_instance, random_instance, sal_like
 from anonratio.instances.ldiversity.moves import MOVES
 from anonratio.instances.loaders import ADULT_QI, load_adult
-from anonratio.solvers.ldiversity.hilbert import hilbert
-from anonratio.solvers.ldiversity.matching import matching, needs_two_values
-from anonratio.solvers.ldiversity.tp import tp, tp_guarantee
-from anonratio.solvers.ldiversity.tp_plus import tp_plus
 
-__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "HUNTS", "ADULT_LDIV_QI"]
+# the solvers and exact models load on first use, not when the problem is declared
+certify = lazy("anonratio.exact.ldiversity:certify")
+solve_cbc = lazy("anonratio.exact.ldiversity:solve_cbc")
+solve_cpsat = lazy("anonratio.exact.ldiversity:solve_cpsat")
+solve_highs = lazy("anonratio.exact.ldiversity:solve_highs")
+hilbert = lazy("anonratio.solvers.ldiversity.hilbert:hilbert")
+matching = lazy("anonratio.solvers.ldiversity.matching:matching")
+needs_two_values = lazy("anonratio.solvers.ldiversity.matching:needs_two_values")
+tp = lazy("anonratio.solvers.ldiversity.tp:tp")
+tp_guarantee = lazy("anonratio.solvers.ldiversity.tp:tp_guarantee")
+tp_plus = lazy("anonratio.solvers.ldiversity.tp_plus:tp_plus")
 
-PROBLEM = "l-diversity"
+__all__ = ["PROBLEM", "ADULT_LDIV_QI"]
+
+NAME = "l-diversity"
 
 #: the Adult QI attributes of the l-diversity family (occupation is the sensitive attribute)
 ADULT_LDIV_QI = tuple(c for c in ADULT_QI if c != "occupation")
@@ -86,7 +93,7 @@ def _adult(rng, *, n, d, l, objective):
 FAMILIES = (
     Family(
         "ldiv-random",
-        PROBLEM,
+        NAME,
         "n records, d uniform QI attributes of `cardinality` values, m sensitive values with "
         "Zipf skew `skew` (0: uniform), repaired to be l-eligible",
         {"n": 12, "d": 3, "cardinality": 3, "m": 4, "l": 2, "skew": 0.0, "objective": "stars"},
@@ -94,7 +101,7 @@ FAMILIES = (
     ),
     Family(
         "ldiv-sal",
-        PROBLEM,
+        NAME,
         "SAL-like census table (Xiao et al. 2010, §6, Table 6: Age 79, Gender 2, Race 9, Marital "
         "6, Birth place 56, Education 17, Work class 9; sensitive Income of 50 values), projected "
         "onto the first d QI attributes",
@@ -103,7 +110,7 @@ FAMILIES = (
     ),
     Family(
         "ldiv-planted",
-        PROBLEM,
+        NAME,
         "n_groups QI-groups that are each l-eligible already (group_size records, 0: l); "
         "meta optimum 0",
         {
@@ -119,7 +126,7 @@ FAMILIES = (
     ),
     Family(
         "ldiv-3dm",
-        PROBLEM,
+        NAME,
         "the 3-dimensional-matching gadget of §4 (m = 3): q elements per dimension, t triples, "
         "with or without a perfect matching",
         {"q": 3, "t": 5, "has_matching": True},
@@ -127,13 +134,12 @@ FAMILIES = (
     ),
     Family(
         "ldiv-adult",
-        PROBLEM,
+        NAME,
         "UCI Adult (from $ANONRATIO_DATASETS/adult), sensitive occupation, the first d of sex, "
         "age, race, marital-status, education, native-country, workclass as QI; n > 0 samples n",
         {"n": 0, "d": 7, "l": 4, "objective": "stars"},
         _adult,
     ),
-    worst_found_family(PROBLEM, "tp"),  # results/hard_instances
 )
 
 
@@ -168,7 +174,7 @@ _TP_TEXT = (
 ALGORITHMS = (
     Algorithm(
         name="tp",
-        problem=PROBLEM,
+        problem=NAME,
         kind="approximation",
         function=tp,
         guarantee=tp_guarantee,
@@ -178,7 +184,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="tp-plus",
-        problem=PROBLEM,
+        problem=NAME,
         kind="approximation",
         function=tp_plus,
         guarantee=tp_guarantee,
@@ -188,7 +194,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="ldiv-certified",
-        problem=PROBLEM,
+        problem=NAME,
         kind="heuristic",
         function=certified_tp_plus,
         guarantee=tp_guarantee,
@@ -201,7 +207,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="hilbert",
-        problem=PROBLEM,
+        problem=NAME,
         kind="heuristic",
         function=hilbert,
         guarantee=no_guarantee,
@@ -212,7 +218,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="matching",
-        problem=PROBLEM,
+        problem=NAME,
         kind="exact",
         function=matching,
         guarantee=exact_guarantee,
@@ -224,7 +230,7 @@ ALGORITHMS = (
     *(
         Algorithm(
             name=f"ldiv-{short}",
-            problem=PROBLEM,
+            problem=NAME,
             kind="exact",
             function=function,
             guarantee=exact_guarantee,
@@ -241,6 +247,54 @@ ALGORITHMS = (
     ),
 )
 
-#: the worst-case hunter starts from small random tables (l = 2) and replaces QI cells and
-#: sensitive values, duplicates and deletes records
-HUNTS = (Hunt(PROBLEM, "ldiv-random", MOVES),)
+PROBLEM = Problem(
+    name=NAME,
+    prefix="ldiv",
+    n_label="records",
+    size="l",
+    families=FAMILIES,
+    algorithms=ALGORITHMS,
+    exact=("ldiv-cpsat", "ldiv-highs"),
+    # small instances that the exact models prove optimal in seconds
+    reference=(
+        reference("ldiv-random-12-l2", "ldiv-random", n=12, d=3, cardinality=3, m=4, l=2),
+        reference("ldiv-random-15-l3", "ldiv-random", seed=1, n=15, d=3, cardinality=3, m=5, l=3),
+        reference(
+            "ldiv-random-14-l2-tuples",
+            "ldiv-random",
+            n=14,
+            d=4,
+            cardinality=2,
+            m=3,
+            l=2,
+            objective="tuples",
+        ),
+        reference("ldiv-random-m2-12", "ldiv-random", n=12, d=3, cardinality=3, m=2, l=2),
+        reference("ldiv-random-30-l2", "ldiv-random", n=30, d=3, cardinality=3, m=4, l=2),
+        reference(
+            "ldiv-random-40-l3",
+            "ldiv-random",
+            seed=2,
+            n=40,
+            d=4,
+            cardinality=2,
+            m=6,
+            l=3,
+            skew=1.0,
+        ),
+        reference("ldiv-3dm-3x5", "ldiv-3dm", q=3, t=5, has_matching=True),
+        reference("ldiv-3dm-3x5-no", "ldiv-3dm", q=3, t=5, has_matching=False),
+    ),
+    worst_found="tp",
+    contract=("ldiv-random", {"n": 9, "d": 3, "cardinality": 2, "m": 3, "l": 2}),
+    # the m = 2 matching refuses the contract instance's m = 3
+    contract_alternatives=({"m": 2, "n": 10},),
+    asv_sizes={
+        "small": (("ldiv-sal", {"n": 20_000, "d": 7, "l": 6}),),
+        "large": (("ldiv-sal", {"n": 200_000, "d": 7, "l": 6}),),
+    },
+    # the worst-case hunter starts from small random tables (l = 2) and replaces QI cells and
+    # sensitive values, duplicates and deletes records
+    hunt=Hunt(NAME, "ldiv-random", MOVES),
+    publisher="anonratio.bench.publish.problems.ldiversity:PUBLISHER",
+)

@@ -9,13 +9,16 @@ Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009.
 """
 
 from anonratio.bench.declarations import Algorithm, Family, exact_guarantee
-from anonratio.exact.ordered_labels.ordered_greedy import ordered_greedy
+from anonratio.bench.problem import Problem, lazy, reference
 from anonratio.instances.ordered_labels import OrderedLabelsInstance
 from anonratio.instances.ordered_labels.generators import ordered_random_sizes
 
-__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS"]
+# the solvers and exact models load on first use, not when the problem is declared
+ordered_greedy = lazy("anonratio.exact.ordered_labels.ordered_greedy:ordered_greedy")
 
-PROBLEM = "ordered-labels"
+__all__ = ["PROBLEM"]
+
+NAME = "ordered-labels"
 
 
 def _ordered_random(rng, *, n, k, low, high):
@@ -39,7 +42,7 @@ FAMILIES = (
 ALGORITHMS = (
     Algorithm(
         name="ordered-greedy",
-        problem=PROBLEM,
+        problem=NAME,
         kind="exact",
         function=ordered_greedy,
         guarantee=exact_guarantee,
@@ -47,4 +50,26 @@ ALGORITHMS = (
         source=f"{_DU}, §4 (ordered labels: greedy feasibility test + binary search)",
         complexity="O(n log S)",
     ),
+)
+
+PROBLEM = Problem(
+    name=NAME,
+    prefix="ordered",
+    n_label="labels",
+    size="k",
+    families=FAMILIES,
+    algorithms=ALGORITHMS,
+    exact=("ordered-greedy",),
+    reference=(
+        reference("ordered-random-20-k5", "ordered-random", n=20, k=5),
+        reference("ordered-random-30-k10-s1", "ordered-random", seed=1, n=30, k=10),
+    ),
+    contract=("ordered-random", {"n": 12, "k": 8}),
+    # an exact algorithm that scales: timed on its own sizes, not on the reference instances
+    asv_overrides={
+        "ordered-greedy": {
+            "small": (("ordered-random", {"n": 10_000, "k": 10}),),
+            "large": (("ordered-random", {"n": 100_000, "k": 10}),),
+        },
+    },
 )

@@ -15,8 +15,7 @@ Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009.
 import numpy as np
 
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee
-from anonratio.bench.library import worst_found_family
-from anonratio.exact.zip_codes import solve_cpsat
+from anonratio.bench.problem import Problem, lazy, reference
 from anonratio.instances.validation import check_choice
 from anonratio.instances.zip_codes import (
     WEIGHT_KINDS,
@@ -25,14 +24,17 @@ from anonratio.instances.zip_codes import (
     planted_planar_instance,
 )
 from anonratio.instances.zip_codes.moves import MOVES
-from anonratio.solvers.zip_codes.spanning_tree_split import (
-    spanning_tree_split,
-    spanning_tree_split_guarantee,
+
+# the solvers and exact models load on first use, not when the problem is declared
+solve_cpsat = lazy("anonratio.exact.zip_codes:solve_cpsat")
+spanning_tree_split = lazy("anonratio.solvers.zip_codes.spanning_tree_split:spanning_tree_split")
+spanning_tree_split_guarantee = lazy(
+    "anonratio.solvers.zip_codes.spanning_tree_split:spanning_tree_split_guarantee"
 )
 
-__all__ = ["PROBLEM", "FAMILIES", "ALGORITHMS", "HUNTS"]
+__all__ = ["PROBLEM"]
 
-PROBLEM = "zip-codes"
+NAME = "zip-codes"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -93,7 +95,6 @@ FAMILIES = (
         {"n": 20, "n_parts": 4, "k": 10},
         _zip_planted,
     ),
-    worst_found_family(PROBLEM, "spanning-tree-split"),  # results/hard_instances
 )
 
 
@@ -103,7 +104,7 @@ FAMILIES = (
 ALGORITHMS = (
     Algorithm(
         name="spanning-tree-split",
-        problem=PROBLEM,
+        problem=NAME,
         kind="approximation",
         function=spanning_tree_split,
         guarantee=spanning_tree_split_guarantee,
@@ -114,7 +115,7 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="zip-cpsat",
-        problem=PROBLEM,
+        problem=NAME,
         kind="exact",
         function=solve_cpsat,
         guarantee=exact_guarantee,
@@ -127,6 +128,28 @@ ALGORITHMS = (
     ),
 )
 
-#: the worst-case hunter starts from small Delaunay maps (k = 8) and changes populations and
-#: adjacencies
-HUNTS = (Hunt(PROBLEM, "zip-delaunay", MOVES, fixed={"k": 8, "max_weight": 5}),)
+PROBLEM = Problem(
+    name=NAME,
+    prefix="zip",
+    n_label="nodes (zip codes)",
+    size="k",
+    families=FAMILIES,
+    algorithms=ALGORITHMS,
+    exact=("zip-cpsat",),
+    # small instances whose optimum CP-SAT proves in seconds
+    reference=(
+        reference("zip-delaunay-12-k10", "zip-delaunay", n=12, k=10),
+        reference("zip-delaunay-14-k12-s1", "zip-delaunay", seed=1, n=14, k=12),
+        reference("zip-grid-3x4-k12", "zip-grid", rows=3, cols=4, k=12),
+        reference("zip-planted-12-k8", "zip-planted", n=12, n_parts=3, k=8),
+    ),
+    worst_found="spanning-tree-split",
+    contract=("zip-delaunay", {"n": 10, "k": 12, "max_weight": 6}),
+    asv_sizes={
+        "small": (("zip-delaunay", {"n": 500, "k": 30}),),
+        "large": (("zip-delaunay", {"n": 5000, "k": 50}),),
+    },
+    # the worst-case hunter starts from small Delaunay maps (k = 8) and changes populations and
+    # adjacencies
+    hunt=Hunt(NAME, "zip-delaunay", MOVES, fixed={"k": 8, "max_weight": 5}),
+)

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from anonratio.bench.registry import PROBLEMS
 from anonratio.instances.io import atomic_write
 
 __all__ = [
@@ -33,27 +34,12 @@ __all__ = [
     "sort_by_algorithm",
 ]
 
-#: what ``n`` counts, per problem
-N_LABELS = {
-    "k-anonymity": "records",
-    "bin-covering": "items",
-    "zip-codes": "nodes (zip codes)",
-    "gps-rectangles": "points",
-    "ordered-labels": "labels",
-    "l-diversity": "records",
-    **{
-        problem: "points"
-        for problem in ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular")
-    },
-}
+#: what ``n`` counts, per problem (its declaration's ``n_label``)
+N_LABELS = {name: problem.n_label for name, problem in PROBLEMS.items()}
 
-#: the name of the anonymity size on the x axis of a ratio plot (the ``k`` column), per problem;
-#: a problem without one (cellular clustering) is plotted per n
-SIZE_LABELS = {
-    **{problem: "r" for problem in ("r-gather", "r-eps-gather", "kr-center", "r-cellular")},
-    "cellular": "n",
-    "l-diversity": "l",
-}
+#: the name of the anonymity size on the x axis of a ratio plot (the ``k`` column), per problem
+#: (its declaration's ``size``); a problem without one (cellular clustering) is plotted per n
+SIZE_LABELS = {name: problem.size or "n" for name, problem in PROBLEMS.items()}
 
 #: at most this many k on the x axis of a ratio plot; beyond, k is grouped into bins
 MAX_K_GROUPS = 12

@@ -1,14 +1,13 @@
 """Committed reference optima of a fixed list of seeded benchmark instances.
 
 :data:`ALL_REFERENCE` names small instances (family, parameters, seed) of every problem on which
-the exact models prove optimality in seconds: :data:`REFERENCE` (k-anonymity),
-:data:`BIN_COVERING_REFERENCE`, :data:`ZIP_CODES_REFERENCE`, :data:`GPS_RECTANGLES_REFERENCE`,
-:data:`ORDERED_LABELS_REFERENCE`, :data:`CLUSTERING_REFERENCE`, :data:`LDIVERSITY_REFERENCE`,
+the exact models prove optimality in seconds: each problem declares its own (its
+:class:`~anonratio.bench.problem.Problem`'s ``reference``, :data:`BY_PROBLEM`), then
 :data:`HARD_REFERENCE` (the hunter's library of hard instances).
 ``anonratio reference update`` (:mod:`anonratio.bench.cli.reference`; also ``python -m
-anonratio.bench.tracking.reference``) solves each with its problem's exact models
-(:data:`EXACT_METHODS`, through :func:`~anonratio.bench.engine.runner.run_record`, so every solution
-is verified), decides the
+anonratio.bench.tracking.reference``) solves each with its problem's exact models (its
+declaration's ``exact``, :data:`EXACT_METHODS`) through
+:func:`~anonratio.bench.engine.runner.run_record`, so every solution is verified, decides the
 MIPLIB-style status (:func:`reference_status`: ``opt`` / ``best`` / ``unknown``) and writes
 ``results/reference_optima.json`` atomically (:func:`write_reference`):
 ``{"instances": {instance id: {name, problem, family, params, seed, n, k, status, optimum, best,
@@ -24,21 +23,16 @@ import json
 import math
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from anonratio.bench.problem import ReferenceInstance, reference
+from anonratio.bench.registry import PROBLEMS
 from anonratio.instances.io import jsonable
 
 __all__ = [
     "ReferenceInstance",
-    "REFERENCE",
-    "BIN_COVERING_REFERENCE",
-    "ZIP_CODES_REFERENCE",
-    "GPS_RECTANGLES_REFERENCE",
-    "ORDERED_LABELS_REFERENCE",
-    "CLUSTERING_REFERENCE",
-    "LDIVERSITY_REFERENCE",
+    "BY_PROBLEM",
     "HARD_REFERENCE",
     "ALL_REFERENCE",
     "STATUSES",
@@ -56,170 +50,34 @@ __all__ = [
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "results" / "reference_optima.json"
 
 
-@dataclass(frozen=True)
-class ReferenceInstance:
-    """One committed benchmark instance: ``generate(family, seed=seed, **params)``."""
-
-    name: str
-    family: str
-    params: dict[str, Any] = field(default_factory=dict)
-    seed: int = 0
-
-
-def _ref(name: str, family: str, seed: int = 0, **params: Any) -> ReferenceInstance:
-    return ReferenceInstance(name, family, params, seed)
-
-
-#: the fixed benchmark instances (never change an entry: add new ones instead)
-REFERENCE = (
-    _ref("binary-12x6-k2", "kanon-binary", n=12, m=6, k=2),
-    _ref("binary-12x6-k3", "kanon-binary", n=12, m=6, k=3),
-    _ref("binary-12x6-k4", "kanon-binary", n=12, m=6, k=4),
-    _ref("binary-12x6-k5", "kanon-binary", n=12, m=6, k=5),
-    _ref("binary-16x5-k2", "kanon-binary", n=16, m=5, k=2),
-    _ref("binary-16x5-k3", "kanon-binary", n=16, m=5, k=3),
-    _ref("binary-20x6-k2", "kanon-binary", n=20, m=6, k=2),
-    _ref("binary-20x6-k3", "kanon-binary", n=20, m=6, k=3),
-    _ref("binary-20x6-k5", "kanon-binary", n=20, m=6, k=5),
-    _ref("ternary-12x4-k2", "kanon-ternary", n=12, m=4, k=2),
-    _ref("ternary-12x4-k3", "kanon-ternary", n=12, m=4, k=3),
-    _ref("ternary-10x5-k4", "kanon-ternary", n=10, m=5, k=4),
-    _ref(
-        "generalization-10x3-k2",
-        "kanon-random",
-        n=10,
-        m=3,
-        k=2,
-        cardinality=(4, 6),
-        levels=(2, 3),
-    ),
-    _ref(
-        "generalization-10x3-k3",
-        "kanon-random",
-        n=10,
-        m=3,
-        k=3,
-        cardinality=(4, 6),
-        levels=(2, 3),
-    ),
-    _ref("planted-24x6-k2", "kanon-planted", n=24, m=6, n_groups=4, k=2),
-    _ref("planted-24x6-k3", "kanon-planted", n=24, m=6, n_groups=4, k=3),
-    _ref("planted-24x6-k5", "kanon-planted", n=24, m=6, n_groups=4, k=5),
-    _ref("triangles-3", "kanon-triangles", n_triangles=3, n_vertices=7),
-)
-
-#: the fixed Min-Max Bin Covering instances (Du et al. 2009, §4); kept apart from
-#: :data:`REFERENCE`, whose users (the k-anonymity asv benchmarks) expect k-anonymity instances
-BIN_COVERING_REFERENCE = (
-    _ref("bc-uniform-10-k20", "bc-uniform", n=10, k=20),
-    _ref("bc-uniform-12-k50", "bc-uniform", n=12, k=50),
-    _ref("bc-uniform-12-k50-s1", "bc-uniform", seed=1, n=12, k=50),
-    _ref("bc-zipf-20-k50", "bc-zipf", n=20, k=50),
-    _ref("bc-zipf-30-k100", "bc-zipf", seed=1, n=30, k=100),
-    _ref("bc-3partition-yes-4", "bc-3partition-yes", m=4),
-    _ref("bc-3partition-no-4", "bc-3partition-no", m=4),
-    _ref("bc-3partition-no-6", "bc-3partition-no", m=6),
-)
-
-#: small zip-code instances whose optimum CP-SAT proves in seconds
-ZIP_CODES_REFERENCE = (
-    _ref("zip-delaunay-12-k10", "zip-delaunay", n=12, k=10),
-    _ref("zip-delaunay-14-k12-s1", "zip-delaunay", seed=1, n=14, k=12),
-    _ref("zip-grid-3x4-k12", "zip-grid", rows=3, cols=4, k=12),
-    _ref("zip-planted-12-k8", "zip-planted", n=12, n_parts=3, k=8),
-)
-
-#: small GPS-rectangle instances whose optimum CP-SAT and HiGHS prove in seconds
-GPS_RECTANGLES_REFERENCE = (
-    _ref("gps-uniform-8-k3", "gps-uniform", n=8, k=3),
-    _ref("gps-uniform-10-k4-s1", "gps-uniform", seed=1, n=10, k=4),
-    _ref("gps-clustered-10-k4", "gps-clustered", n=10, k=4),
-    _ref("gps-cross-k3", "gps-cross", k=3),
-    _ref("gps-pinwheel-k3", "gps-pinwheel", k=3),
-)
-
-#: small ordered-labels instances (the exact greedy)
-ORDERED_LABELS_REFERENCE = (
-    _ref("ordered-random-20-k5", "ordered-random", n=20, k=5),
-    _ref("ordered-random-30-k10-s1", "ordered-random", seed=1, n=30, k=10),
-)
-
-#: small instances of the five clustering problems (Aggarwal et al. 2006) that the exact models
-#: prove optimal in seconds
-CLUSTERING_REFERENCE = (
-    _ref("rgather-uniform-30-r4", "rgather-uniform", n=30, r=4),
-    _ref("rgather-gaussian-6x5-r4", "rgather-gaussian", n_clusters=6, cluster_size=5, r=4),
-    _ref("rgather-heavy-30-r3", "rgather-heavy", seed=1, n=30, r=3),
-    _ref("rgather-sat-4-r7", "rgather-sat", n_vars=4, n_clauses=5, r=7),
-    _ref("rgather-unsat-4-r7", "rgather-sat", n_vars=4, n_clauses=5, satisfiable=False, r=7),
-    _ref("repsgather-outliers-30-r4", "repsgather-outliers", n=30, n_outliers=3, r=4, epsilon=0.1),
-    _ref("krcenter-uniform-30-k4-r5", "krcenter-uniform", n=30, k=4, r=5),
-    _ref("cellular-uniform-16", "cellular-uniform", n=16, facility_scale=0.5),
-    _ref("cellular-gaussian-4x4", "cellular-gaussian", n_clusters=4, cluster_size=4),
-    _ref("rcellular-uniform-16-r3", "rcellular-uniform", n=16, r=3),
-    _ref("rcellular-heavy-14-r2", "rcellular-heavy", n=14, r=2),
-)
-
-#: small l-diversity instances (Xiao et al. 2010) that the exact models prove optimal in seconds
-LDIVERSITY_REFERENCE = (
-    _ref("ldiv-random-12-l2", "ldiv-random", n=12, d=3, cardinality=3, m=4, l=2),
-    _ref("ldiv-random-15-l3", "ldiv-random", seed=1, n=15, d=3, cardinality=3, m=5, l=3),
-    _ref(
-        "ldiv-random-14-l2-tuples",
-        "ldiv-random",
-        n=14,
-        d=4,
-        cardinality=2,
-        m=3,
-        l=2,
-        objective="tuples",
-    ),
-    _ref("ldiv-random-m2-12", "ldiv-random", n=12, d=3, cardinality=3, m=2, l=2),
-    _ref("ldiv-random-30-l2", "ldiv-random", n=30, d=3, cardinality=3, m=4, l=2),
-    _ref("ldiv-random-40-l3", "ldiv-random", seed=2, n=40, d=4, cardinality=2, m=6, l=3, skew=1.0),
-    _ref("ldiv-3dm-3x5", "ldiv-3dm", q=3, t=5, has_matching=True),
-    _ref("ldiv-3dm-3x5-no", "ldiv-3dm", q=3, t=5, has_matching=False),
-)
-
-
 def _hard_reference() -> tuple[ReferenceInstance, ...]:
-    from anonratio.bench.library import PREFIX, library_entries
+    from anonratio.bench.library import library_entries
 
     return tuple(
-        _ref(f"worst-found-{alg}", f"{PREFIX[meta['problem']]}-worst-found", algorithm=alg)
+        reference(
+            f"worst-found-{alg}", f"{PROBLEMS[meta['problem']].prefix}-worst-found", algorithm=alg
+        )
         for alg, meta in library_entries().items()
     )
 
+
+#: problem -> its reference instances (its declaration's ``reference``), in registry order
+BY_PROBLEM: dict[str, tuple[ReferenceInstance, ...]] = {
+    name: problem.reference for name, problem in PROBLEMS.items()
+}
 
 #: the library of hard instances (``results/hard_instances``): the worst instance the hunter
 #: found for each algorithm, through the ``<prefix>-worst-found`` families
 HARD_REFERENCE = _hard_reference()
 
-#: every committed reference instance (what ``anonratio reference update`` solves); the first
-#: entries are :data:`REFERENCE` then :data:`BIN_COVERING_REFERENCE`
-ALL_REFERENCE = (
-    REFERENCE
-    + BIN_COVERING_REFERENCE
-    + ZIP_CODES_REFERENCE
-    + GPS_RECTANGLES_REFERENCE
-    + ORDERED_LABELS_REFERENCE
-    + CLUSTERING_REFERENCE
-    + LDIVERSITY_REFERENCE
-    + HARD_REFERENCE
-)
+#: every committed reference instance (what ``anonratio reference update`` solves): each
+#: problem's, in registry order, then the library's
+ALL_REFERENCE = tuple(ref for refs in BY_PROBLEM.values() for ref in refs) + HARD_REFERENCE
 
-#: problem -> the exact registry algorithms that must prove and agree on each optimum
-EXACT_METHODS = {
-    "k-anonymity": ("kanon-cpsat", "kanon-highs"),
-    "bin-covering": ("bc-cpsat", "bc-highs"),
-    "zip-codes": ("zip-cpsat",),
-    "gps-rectangles": ("gps-cpsat", "gps-highs"),
-    "ordered-labels": ("ordered-greedy",),
-    "l-diversity": ("ldiv-cpsat", "ldiv-highs"),
-    **{
-        problem: (f"{problem}-cpsat", f"{problem}-highs")
-        for problem in ("r-gather", "r-eps-gather", "kr-center", "cellular", "r-cellular")
-    },
+#: problem -> the exact registry algorithms that must prove and agree on each optimum (its
+#: declaration's ``exact``)
+EXACT_METHODS: dict[str, tuple[str, ...]] = {
+    name: problem.exact for name, problem in PROBLEMS.items()
 }
 
 #: MIPLIB-style status of a reference entry: ``opt`` (every exact model proved optimality, the

@@ -10,35 +10,22 @@ import math
 
 import pytest
 
-from anonratio.bench.registry import REGISTRY, algorithms_for, generate
+from anonratio.bench.registry import PROBLEMS, REGISTRY, algorithms_for, generate, get_problem
 from anonratio.instances import verify
 
-#: problem -> (family, parameters) of the small instance each algorithm is checked on; ``k`` is
-#: set per algorithm where it needs one (factor-2: k = 2, factor-3: k = 3)
-SMALL = {
-    "k-anonymity": ("kanon-binary", {"n": 10, "m": 4, "k": 3}),
-    "bin-covering": ("bc-uniform", {"n": 9, "k": 20, "low": 1, "high": 15}),
-    "zip-codes": ("zip-delaunay", {"n": 10, "k": 12, "max_weight": 6}),
-    "gps-rectangles": ("gps-uniform", {"n": 8, "k": 3, "weight_max": 2}),
-    "ordered-labels": ("ordered-random", {"n": 12, "k": 8}),
-    "l-diversity": ("ldiv-random", {"n": 9, "d": 3, "cardinality": 2, "m": 3, "l": 2}),
-    "r-gather": ("rgather-uniform", {"n": 9, "r": 3}),
-    "r-eps-gather": ("repsgather-outliers", {"n": 9, "n_outliers": 1, "r": 3, "epsilon": 0.12}),
-    "kr-center": ("krcenter-uniform", {"n": 9, "k": 2, "r": 3}),
-    "cellular": ("cellular-uniform", {"n": 8, "facility_scale": 0.3}),
-    "r-cellular": ("rcellular-uniform", {"n": 9, "r": 3}),
-}
-#: other parameters to try when an algorithm refuses the small instance (matching needs m = 2)
-OTHER = {"l-diversity": ({"m": 2, "n": 10},)}
 SEEDS = (0, 1)
 TIME_LIMIT = 60.0
 
 
 def _instance(algorithm, seed):
-    family, params = SMALL[algorithm.problem]
+    """The small instance of the algorithm's problem (its declaration's ``contract``); ``k`` is
+    set per algorithm where it needs one (factor-2: k = 2, factor-3: k = 3), then the problem's
+    ``contract_alternatives`` are tried (the matching needs m = 2)."""
+    problem = get_problem(algorithm.problem)
+    family, params = problem.contract
     ks = (params["k"], 2, 3) if "k" in params else (None,)
-    tries = [{**params, "k": k} if k else params for k in ks]
-    tries += [{**params, **other} for other in OTHER.get(algorithm.problem, ())]
+    tries = [{**params, "k": k} if k else dict(params) for k in ks]
+    tries += [{**params, **other} for other in problem.contract_alternatives]
     for p in tries:
         instance, _ = generate(family, seed=seed, **p)
         if algorithm.supports(instance) is None:
@@ -71,7 +58,9 @@ def _optimum(instance):
 
 
 def test_every_problem_has_a_small_instance():
-    assert {a.problem for a in REGISTRY.values()} == set(SMALL)
+    for name, problem in PROBLEMS.items():
+        assert problem.contract is not None, name
+        assert problem.contract[0].startswith(f"{problem.prefix}-"), name
 
 
 @pytest.mark.parametrize("seed", SEEDS)

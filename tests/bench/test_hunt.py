@@ -232,7 +232,7 @@ def test_library_keeps_the_worse_instance_and_feeds_the_family(tmp_path, monkeyp
     meta = {"hunted": "factor-2", "ratio": result.worst.ratio, "optimum": result.worst.optimum}
     assert hunt_library.offer(result.worst_instance, meta)
     assert not hunt_library.offer(result.worst_instance, {**meta, "ratio": 1.2})
-    family = hunt_library.worst_found_family("k-anonymity", "factor-2")
+    family = hunt_library.worst_found_family("kanon", "k-anonymity", "factor-2")
     instance, got = family(seed=0)
     assert instance_id(instance) == result.worst.instance and got["optimum"] == meta["optimum"]
     assert verify(instance, REGISTRY["factor-2"].run(instance, seed=0)).feasible

@@ -22,13 +22,14 @@ from anonratio.bench.benchmarks import (
     long_times,
 )
 from anonratio.bench.cli.parser import main
+from anonratio.bench.registry import PROBLEMS as REGISTRY_PROBLEMS
 from anonratio.bench.registry import REGISTRY, algorithms_for, generate
 from anonratio.bench.tracking import reference as ref_mod
 from anonratio.bench.tracking.reference import (
     ALL_REFERENCE,
-    BIN_COVERING_REFERENCE,
+    BY_PROBLEM,
     EXACT_METHODS,
-    REFERENCE,
+    HARD_REFERENCE,
     STATUSES,
     load_reference,
     reference_instance,
@@ -57,9 +58,17 @@ def test_every_reference_instance_has_an_entry():
     for ref in ALL_REFERENCE:
         instance, _ = reference_instance(ref)
         assert names.get(ref.name) == instance_id(instance), ref.name
-    assert ALL_REFERENCE[: len(REFERENCE) + len(BIN_COVERING_REFERENCE)] == (
-        REFERENCE + BIN_COVERING_REFERENCE
-    )
+    # each problem's declared instances, in registry order, then the hunter's library
+    declared = tuple(r for name in REGISTRY_PROBLEMS for r in BY_PROBLEM[name])
+    assert ALL_REFERENCE == declared + HARD_REFERENCE
+
+
+def test_reference_tables_are_derived_from_the_declarations():
+    for name, problem in REGISTRY_PROBLEMS.items():
+        assert BY_PROBLEM[name] == problem.reference and problem.reference, name
+        assert EXACT_METHODS[name] == problem.exact and problem.exact, name
+        for ref in problem.reference:
+            assert ref.family.startswith(f"{problem.prefix}-"), ref.name
 
 
 def test_every_problem_has_reference_instances_and_exact_methods():

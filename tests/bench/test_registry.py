@@ -4,10 +4,13 @@ import functools
 import importlib
 import inspect
 import pkgutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
+from anonratio.bench.declarations import Lazy
 from anonratio.bench.registry import REGISTRY, Algorithm, algorithms_for, get_algorithm
 from anonratio.instances import Hierarchy, KAnonymityInstance, Table
 
@@ -203,10 +206,12 @@ BENCH_BUILT = {"kanon-certified", "cellular-certified", "r-cellular-certified", 
 
 
 def _runs_as_registered(entry, algorithm):
-    """``entry`` is the registered function with the registered options."""
+    """``entry`` is the registered function (named lazily) with the registered options."""
+    function = algorithm.function
+    function = function.load() if isinstance(function, Lazy) else function
     if isinstance(entry, functools.partial):
-        return entry.func is algorithm.function and entry.keywords == dict(algorithm.options)
-    return entry is algorithm.function and not algorithm.options
+        return entry.func is function and entry.keywords == dict(algorithm.options)
+    return entry is function and not algorithm.options
 
 
 def test_front_functions_take_the_registry_names():
@@ -255,3 +260,28 @@ def test_one_guarantee_signature():
     assert len(found) >= 10
     for name, function in found.items():
         assert _takes_instance_and_solution(function), name
+
+
+def test_declaring_the_problems_loads_no_solver_or_exact_model():
+    """The declarations name their solvers lazily: importing the registry imports no module of
+    the solvers and exact layers and neither OR-Tools nor PuLP (a k-anonymity run does not pay
+    for the bin-covering model)."""
+    code = (
+        "import sys, anonratio.bench.registry as r; "
+        "loaded = [m for m in sys.modules if m.startswith(('anonratio.solvers.', 'ortools', "
+        "'pulp')) or (m.startswith('anonratio.exact.') and m != 'anonratio.exact.options')]; "
+        "print(sorted(loaded))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_a_lazy_function_loads_on_first_use():
+    f = Lazy("anonratio.solvers.kanonymity.forest:forest")
+    assert (
+        f.__name__ == "forest" and repr(f) == "lazy('anonratio.solvers.kanonymity.forest:forest')"
+    )
+    assert list(inspect.signature(f).parameters)[0] == "instance"
+    assert f.load() is importlib.import_module("anonratio.solvers.kanonymity.forest").forest
+    with pytest.raises(ValueError, match="module:attribute"):
+        Lazy("anonratio.solvers.kanonymity.forest")

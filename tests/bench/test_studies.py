@@ -7,19 +7,28 @@ import pytest
 
 from anonratio.bench.engine.studies import StudyError, expand, load_study, parse_study
 from anonratio.bench.engine.studies import grid as _grid
-from anonratio.bench.engine.suites import (
-    APPROXIMATION,
-    BIN_COVERING,
-    BIN_COVERING_EXACT,
-    EXACT,
-    GPS_RECTANGLES,
-    ORDERED_LABELS,
-    SCALING_N,
-    SUITES,
-    ZIP_CODES,
-    get_suite,
-)
+from anonratio.bench.engine.suites import SUITES, get_suite
 from anonratio.bench.experiments.fig7 import fig7_tasks
+
+#: the algorithms of the former Python suites (the oracle of the study files' task lists)
+APPROXIMATION = ("forest", "factor-2", "factor-3")
+EXACT = ("kanon-cpsat", "kanon-highs")
+BIN_COVERING = (
+    "fold-random",
+    "fold-sorted",
+    "spread-random",
+    "spread-sorted",
+    "simplified-spread-random",
+    "simplified-spread-sorted",
+    "relaxed",
+)
+BIN_COVERING_EXACT = ("bc-cpsat", "bc-highs")
+#: (approximations and heuristics, exact models) per problem
+ZIP_CODES = (("spanning-tree-split",), ("zip-cpsat",))
+GPS_RECTANGLES = (("kdtree-split", "gps-guillotine"), ("gps-cpsat", "gps-highs"))
+ORDERED_LABELS = ((), ("ordered-greedy",))
+#: n values of the exact-scaling suite
+SCALING_N = (10, 15, 20, 30, 40, 60, 80, 100, 150, 200)
 
 
 # ---------------------------------------------------------------------------------------------
