@@ -1,0 +1,41 @@
+"""Tests of exact/tcloseness/ilp.py: the HiGHS model agrees with CP-SAT and with brute force."""
+
+import pytest
+from bruteforce_tcloseness import make, tables, tcloseness_optimum
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from anonratio.exact.tcloseness import solve_cpsat, solve_highs
+from anonratio.instances import verify
+from anonratio.instances.tcloseness import random_instance
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(tables())
+def test_optimal_and_equal_to_brute_force(inst):
+    sol = solve_highs(inst, time_limit=20)
+    optimum, _ = tcloseness_optimum(inst)
+    assert sol.status == "optimal" and sol.objective == optimum == sol.lower_bound
+    assert verify(inst, sol.labels).cost == optimum
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(st.integers(0, 10_000), st.sampled_from(["equal", "ordered"]), st.sampled_from([1, 2, 3]))
+def test_the_two_models_agree(seed, ground, k):
+    inst, _ = random_instance(
+        15, d=3, cardinality=3, m=3, t=0.25, k=k, correlation=0.4, ground=ground, seed=seed
+    )
+    a, b = solve_cpsat(inst, time_limit=30), solve_highs(inst, time_limit=30)
+    assert a.status == b.status == "optimal"
+    assert a.objective == b.objective
+
+
+def test_the_docstring_example():
+    sol = solve_highs(make([[0], [0], [1], [1]], [0, 0, 1, 1], t=0.2, k=2), time_limit=10)
+    assert (sol.status, sol.objective, sol.algorithm) == ("optimal", 4.0, "tclose-highs")
+
+
+def test_bad_input_names_the_parameter():
+    inst = make([[0], [1]], [0, 1], t=0.5)
+    with pytest.raises(ValueError, match="`time_limit`"):
+        solve_highs(inst, time_limit=-1)
