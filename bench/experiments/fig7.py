@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -97,10 +98,10 @@ def k_grid(
     total, top = int(sizes.sum()), int(sizes.max())
     k_max = total // 2  # floor(S/k) = 2 up to here: the paper's last k
     geo = np.geomspace(top, k_max, num=max(2, int(n_geometric)))
-    ks = [np.rint(geo).astype(np.int64)]
+    parts = [np.rint(geo).astype(np.int64)]
     for c in range(3, total // top + 1):
-        ks.append(total // c + np.asarray(offsets, dtype=np.int64))
-    ks = np.unique(np.concatenate(ks))
+        parts.append(total // c + np.asarray(offsets, dtype=np.int64))
+    ks = np.unique(np.concatenate(parts))
     return ks[(ks >= top) & (ks <= k_max)]
 
 
@@ -269,7 +270,7 @@ def subrange_max(
 # ---------------------------------------------------------------------------------------------
 # the paper's observations
 # ---------------------------------------------------------------------------------------------
-def _r(x, nd=4):
+def _r(x: Any, nd: int = 4) -> float | None:
     return None if x is None or not np.isfinite(x) else round(float(x), nd)
 
 
@@ -352,20 +353,20 @@ def _jumps(g, classes):
 
 def _obs_thresholds(frame):
     numbers, holds, seen = {}, True, False
-    jump_by_method = {}
+    jump_by_method: dict[str, list[float]] = {}
     for algo in PAPER_CURVES:
         g_all = frame[frame["algorithm"] == algo]
         if g_all.empty:
             continue
         seen = True
-        entry = {}
+        entry: dict[str, dict[str, float | None]] = {}
         for classes in ("n_bins", "max_classes"):
-            at, rest = [], []
+            at_parts, rest_parts = [], []
             for _, g in g_all.groupby("dataset"):
                 a, b = _jumps(g, classes)
-                at.append(a)
-                rest.append(b)
-            at, rest = np.concatenate(at), np.concatenate(rest)
+                at_parts.append(a)
+                rest_parts.append(b)
+            at, rest = np.concatenate(at_parts), np.concatenate(rest_parts)
             entry[classes] = {
                 "n_drops": int(at.size),
                 "mean_change_at_drops": _r(at.mean()) if at.size else None,
@@ -374,12 +375,16 @@ def _obs_thresholds(frame):
                 "frac_drops_with_increase": _r((at > 0).mean(), 3) if at.size else None,
             }
         main = entry["n_bins"]
+        n_drops, at_drops = main["n_drops"], main["mean_change_at_drops"]
+        elsewhere, abs_elsewhere = main["mean_change_elsewhere"], main["mean_abs_change_elsewhere"]
         ok = (
-            main["n_drops"] > 0
-            and main["mean_change_at_drops"] is not None
-            and main["mean_change_elsewhere"] is not None
-            and main["mean_change_at_drops"] > 0 >= main["mean_change_elsewhere"]
-            and main["mean_change_at_drops"] > main["mean_abs_change_elsewhere"]
+            n_drops is not None
+            and n_drops > 0
+            and at_drops is not None
+            and elsewhere is not None
+            and abs_elsewhere is not None  # None with `elsewhere`: no change off the drops
+            and at_drops > 0 >= elsewhere
+            and at_drops > abs_elsewhere
         )
         holds &= bool(ok)
         numbers[algo] = entry

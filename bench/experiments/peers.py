@@ -78,9 +78,13 @@ def check_peers_installed() -> None:
 
 def _measure(case: PeerCase, k: int, published: pd.DataFrame) -> dict[str, Any]:
     """Metrics, row order and the pycanon check of one published table."""
-    kw = {"numeric": case.numeric, "hierarchies": case.hierarchies}
-    row = published_metrics(case.df, published, case.qi, k, **kw)
-    row["row_order_kept"] = rows_aligned(case.df, published, case.qi, **kw)
+    numeric, hierarchies = case.numeric, case.hierarchies
+    row: dict[str, Any] = published_metrics(
+        case.df, published, case.qi, k, numeric=numeric, hierarchies=hierarchies
+    )
+    row["row_order_kept"] = rows_aligned(
+        case.df, published, case.qi, numeric=numeric, hierarchies=hierarchies
+    )
     row["pycanon_k"] = pycanon_k(published, case.qi)
     row["k_ok"] = bool(row["pycanon_k"] >= k and row["dropped"] == 0)
     return row
@@ -316,7 +320,7 @@ def comparison_markdown(cmp: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+def _atomic_write(path: Path, write: Callable[[Path], object]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     os.close(fd)
     try:

@@ -78,7 +78,9 @@ def _import(tool: str) -> None:
     """Import what ``tool`` runs, so that the timed region holds no import."""
     import importlib
 
-    impl = TOOLS[tool][1] if tool in TOOLS else None
+    if tool not in TOOLS:
+        return
+    impl = TOOLS[tool][1]
     names = {
         "anonratio": ("anonratio.bench.api", "anonratio.bench.registry"),
         "anonypy": ("anonypy",),
@@ -105,6 +107,8 @@ def _anonratio(inputs: dict[str, Any], case: PeerCase, k: int, algorithm: str) -
     solution = solve(instance, algorithm)
     recoded = solution.info.get("recoding")
     if recoded is None:
+        if solution.labels is None:
+            raise ValueError(f"{algorithm} found no partition (status {solution.status})")
         recoded = Recoding.from_partition(instance, solution.labels, method=solution.algorithm)
     return recoded.to_dataframe(frame=df)
 
