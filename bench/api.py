@@ -63,7 +63,7 @@ def _hierarchies(hierarchies: Any, qi: Sequence[str]) -> dict[str, Any]:
     if isinstance(hierarchies, str | os.PathLike):  # warns for the columns it finds no file for
         files = find_hierarchies(Path(hierarchies), qi)
         return {c: read_hierarchy(f, attribute=c) for c, f in files.items()}
-    check_instance(hierarchies, Mapping, "hierarchies")
+    check_instance(hierarchies, Mapping, "hierarchies")  # type: ignore[type-abstract]
     out = {c: _one_hierarchy(c, h) for c, h in hierarchies.items()}
     missing = [c for c in qi if c not in out]
     if out and missing:

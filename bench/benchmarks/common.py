@@ -24,6 +24,7 @@ import math
 import os
 import re
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -61,13 +62,13 @@ def ident(name: str) -> str:
 
 
 def long_benchmarks(
-    namespace: dict[str, Any], classes: list[type], environ: dict[str, str] | None = None
+    namespace: dict[str, Any], classes: list[type], environ: Mapping[str, str] | None = None
 ) -> dict[str, type]:
     """The classes of a long-set module by name, left in its ``namespace`` (what asv discovers)
     only when :data:`LONG_ENV` is ``1``: by default asv runs the fast set alone."""
-    environ = os.environ if environ is None else environ
+    env = os.environ if environ is None else environ
     out = {cls.__name__: cls for cls in classes}
-    if environ.get(LONG_ENV) != "1":
+    if env.get(LONG_ENV) != "1":
         for name in out:
             namespace.pop(name, None)
     return out
@@ -147,7 +148,7 @@ def run_ratios(alg: Any, refs: list[dict[str, Any]]) -> dict[str, Any]:
         except Exception as exc:  # recorded: the benchmark of this algorithm fails, no other
             errors.append(f"{ref['name']}: {type(exc).__name__}: {exc}")
             continue
-        if not check.feasible:
+        if not check.feasible or check.cost is None:
             errors.append(f"{ref['name']}: infeasible: {check.violations[:3]}")
             continue
         ratios.append(_quotient(check.cost, ref["optimum"]))

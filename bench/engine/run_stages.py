@@ -31,7 +31,7 @@ def _num(x: Any) -> float:
 def _size(instance: Any) -> int | None:
     """The instance's anonymity size (the ``k`` column): the attribute its problem's declaration
     names (``k``, the cluster size ``r``, ``l``); None when it has none."""
-    problem = PROBLEMS.get(getattr(instance, "problem", None))
+    problem = PROBLEMS.get(str(getattr(instance, "problem", "")))
     value = getattr(instance, problem.size, None) if problem and problem.size else None
     return None if value is None else int(value)
 
@@ -142,7 +142,7 @@ def _verify(record: RunRecord, instance: Any, solution: Solution) -> None:
             record.error = f"verifier failed: {type(exc).__name__}: {exc}"
         if check is not None:
             record.problem_columns = dict(check.columns())
-            if check.feasible:
+            if check.feasible and check.cost is not None:
                 record.verified, record.cost = True, float(check.cost)
             else:
                 record.status = "error"
@@ -193,7 +193,7 @@ def run_algorithm(
     work = cold_copy(instance)
     alg = _lookup(record, algorithm, instance, options)
     solution = None if alg is None else _execute(record, alg, work, seed, time_limit)
-    if solution is not None:
+    if alg is not None and solution is not None:
         _record_solution(record, alg, instance, solution)
         _verify(record, instance, solution)
         _run_bound(record, alg, solution)

@@ -13,6 +13,8 @@ G. Aggarwal, T. Feder, K. Kenthapadi, S. Khuller, R. Panigrahy, D. Thomas, A. Zh
 Anonymity via Clustering". PODS 2006.
 """
 
+from typing import Any
+
 from anonratio.bench.declarations import (
     Algorithm,
     Family,
@@ -58,7 +60,7 @@ PREFIX = {
 }
 
 #: problem -> its parameters with their defaults in every family
-_PROBLEM_PARAMS = {
+_PROBLEM_PARAMS: dict[str, dict[str, Any]] = {
     "r-gather": {"r": 5},
     "r-eps-gather": {"r": 5, "epsilon": 0.05},
     "kr-center": {"k": 6, "r": 5},
@@ -136,7 +138,7 @@ def _planted_family(problem):
         defaults["k"] = 6
 
     def build(rng, **p):
-        groups = p.get("groups", p.get("k"))
+        groups = p["groups"] if "groups" in p else p["k"]
         instance, meta = planted_instance(
             problem,
             groups=groups,
@@ -362,7 +364,7 @@ ALGORITHMS = (
 #: cellular clustering has none), the algorithm of its ``worst-found`` family (results/
 #: hard_instances), the contract test's small instance, the asv sizes and the hunt's fixed
 #: parameters (clusters of r = 2, k = 2 centers)
-_OWN = {
+_OWN: dict[str, dict[str, Any]] = {
     "r-gather": dict(
         size="r",
         worst_found="r-gather",

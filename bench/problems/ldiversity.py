@@ -10,6 +10,8 @@ References
 X. Xiao, K. Yi, Y. Tao. "The Hardness and Approximation Algorithms for L-Diversity". EDBT 2010.
 """
 
+from typing import Any
+
 from anonratio.bench.declarations import (
     Algorithm,
     Family,
@@ -76,7 +78,7 @@ def _planted(rng, *, n_groups, d, cardinality, m, l, group_size, objective):
 
 def _3dm(rng, *, q, t, has_matching):
     instance, meta = random_3dm_gadget(q, t, has_matching=has_matching, seed=rng)
-    extra = {"has_matching": bool(meta["has_matching"])}
+    extra: dict[str, Any] = {"has_matching": bool(meta["has_matching"])}
     for key in ("optimum", "lower_bound", "threshold"):
         if meta.get(key) is not None:
             extra[key] = float(meta[key])

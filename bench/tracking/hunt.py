@@ -115,7 +115,7 @@ def evaluate(
         ), runs
     proven = exact.verified and exact.status == "optimal"
     optimum = float(exact.cost) if exact.verified else None
-    ratio = _ratio(float(run.cost), optimum) if proven else None
+    ratio = _ratio(float(run.cost), optimum) if proven and optimum is not None else None
     status = "ok" if proven else "unproven"
     return Evaluation(
         ident, float(run.cost), optimum, proven, ratio, guarantee, status, spent
@@ -151,7 +151,9 @@ class HuntResult:
             "proven": self.proven,
             "worst_ratio": None if w is None else w.ratio,
             "guarantee": None if w is None else w.guarantee,
-            "gap": None if w is None or w.guarantee is None else w.guarantee - w.ratio,
+            "gap": None
+            if w is None or w.guarantee is None or w.ratio is None
+            else w.guarantee - w.ratio,
             "cost": None if w is None else w.cost,
             "optimum": None if w is None else w.optimum,
             "worst_instance": None if w is None else w.instance,
@@ -336,7 +338,8 @@ def hunt(
         result.proven += ev.proven
         if ev.violates:
             result.violations.append(_violation(folder, step, instance, ev))
-        if ev.ratio is not None and (result.worst is None or ev.ratio > result.worst.ratio):
+        worst = None if result.worst is None else result.worst.ratio
+        if ev.ratio is not None and (worst is None or ev.ratio > worst):
             result.worst, result.worst_instance, result.worst_step = ev, instance, step
             if folder is not None:
                 save_instance(

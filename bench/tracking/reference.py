@@ -188,7 +188,7 @@ def solve_reference(
             (float(r.run_lower_bound), f"{m}: {r.run_lower_bound_source}") for m, r in runs.items()
         ]
         bound, bound_source = max(bounds, default=(0.0, "none"))
-        if status == "opt":
+        if status == "opt" and value is not None:
             bound, bound_source = value, "optimum"
         entry: dict[str, Any] = {
             "name": ref.name,
@@ -200,7 +200,7 @@ def solve_reference(
             "k": int(instance.k) if getattr(instance, "k", None) is not None else None,
             "status": status,
         }
-        if status == "opt":
+        if status == "opt" and value is not None:
             entry["optimum"] = float(value)
         entry.update(
             {
@@ -216,7 +216,7 @@ def solve_reference(
                 "version": package_version(),
             }
         )
-        out[runs[names[0]].instance] = entry
+        out[str(runs[names[0]].instance)] = entry
         if log is not None:
             log(f"{ref.name}: {status} {value} bound {bound:g} {entry['statuses']}")
     return out

@@ -10,6 +10,8 @@ Anonymity via Clustering". PODS 2006.
 
 from __future__ import annotations
 
+from typing import Any
+
 from anonratio.instances.clustering.gadgets import random_formula, sat_gadget
 from anonratio.instances.clustering.generators import (
     gaussian_points,
@@ -41,7 +43,7 @@ def heavy(rng, p):
 def sat(rng, *, n_vars, n_clauses, satisfiable, r):
     formula = random_formula(n_vars, n_clauses, satisfiable=satisfiable, seed=rng)
     instance, meta = sat_gadget(formula, r=r)
-    extra = {"satisfiable": bool(meta["satisfiable"])}
+    extra: dict[str, Any] = {"satisfiable": bool(meta["satisfiable"])}
     for key in ("optimum", "lower_bound"):
         if key in meta:
             extra[key] = float(meta[key])
