@@ -16,6 +16,7 @@ __all__ = [
     "solve_zip_codes",
     "solve_gps_rectangles",
     "solve_ordered_labels",
+    "solve_tcloseness",
 ]
 
 #: front function -> its subpackage, imported on first use: importing one model (or
@@ -28,6 +29,7 @@ _FRONTS = {
     "solve_zip_codes": "zip_codes",
     "solve_gps_rectangles": "gps_rectangles",
     "solve_ordered_labels": "ordered_labels",
+    "solve_tcloseness": "tcloseness",
 }
 
 

@@ -15,6 +15,7 @@ from . import (
     kanonymity,
     ldiversity,
     ordered_labels,
+    tcloseness,
     zip_codes,
 )
 
@@ -29,4 +30,5 @@ DECLARED: tuple[Problem, ...] = (
     ordered_labels.PROBLEM,
     *clustering.PROBLEMS,
     ldiversity.PROBLEM,
+    tcloseness.PROBLEM,
 )

@@ -104,6 +104,7 @@ ALL = {
         "ldiv-highs",
         "ldiv-cbc",
     ],
+    "t-closeness": ["tclose-mondrian", "tclose-cpsat", "tclose-highs"],
     "r-gather": ["r-gather", "greedy-gather", "min-size-kmeans"],
     "r-eps-gather": ["r-eps-gather"],
     "kr-center": ["kr-center"],
@@ -186,6 +187,7 @@ FRONTS = [
         "gps_rectangles",
         "clustering",
         "ldiversity",
+        "tcloseness",
     )
 ] + [
     f"anonratio.exact.{p}"
@@ -197,6 +199,7 @@ FRONTS = [
         "ordered_labels",
         "clustering",
         "ldiversity",
+        "tcloseness",
     )
 ]
 
