@@ -127,6 +127,9 @@ class RunRecord:
         most problems. They follow the schema columns in the row.
     solution : Solution or None
         The run's solution (labels included); not a column.
+    exception : BaseException or None
+        The exception the algorithm raised (the run is then an error, ``error`` its text); not a
+        column, kept in the process that ran it.
     """
 
     # --- schema columns ---
@@ -176,6 +179,7 @@ class RunRecord:
     # --- not columns of their own ---
     problem_columns: dict[str, Any] = field(default_factory=dict)
     solution: Solution | None = field(default=None, repr=False, compare=False)
+    exception: BaseException | None = field(default=None, repr=False, compare=False)
 
     def to_row(self) -> dict[str, Any]:
         """The result row: every column of :data:`COLUMNS`, then the problem-specific ones.

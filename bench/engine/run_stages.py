@@ -113,6 +113,7 @@ def _execute(
         return None
     except Exception as exc:
         record.status, record.error = "error", f"{type(exc).__name__}: {exc}"
+        record.exception = exc
         return None
     record.solution = solution
     return solution

@@ -174,7 +174,7 @@ def run_and_finalize(
 
     Returns the record with ``lower_bound``, ``optimum`` (the run's own proof, the family's known
     ``meta["optimum"]`` or the instance's reference optimum), ``optimum_status``, ``ratio`` and
-    ``certified_ratio`` filled, and the run's ``solution``.
+    ``certified_ratio`` filled, the run's ``solution`` and the ``exception`` its algorithm raised.
     """
     record = run_record(
         instance,
@@ -186,7 +186,9 @@ def run_and_finalize(
         options=options,
     )
     row = finalize(pd.DataFrame([record.to_row()]), reference=reference).iloc[0].to_dict()
-    return RunRecord.from_row(row, solution=record.solution)
+    final = RunRecord.from_row(row, solution=record.solution)
+    final.exception = record.exception
+    return final
 
 
 # ---------------------------------------------------------------------------------------------

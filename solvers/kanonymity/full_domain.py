@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from anonratio.instances.errors import UnsupportedInstanceError
 from anonratio.instances.kanonymity.metrics import star_nodes
 from anonratio.instances.kanonymity.recoding import Recoding, hierarchy_domain
 from anonratio.instances.privacy import KAnonymity, PrivacyModel, TCloseness
@@ -160,7 +161,7 @@ class Lattice:
         self.heights = np.array([h.height for h in self.hierarchies], dtype=np.int64)
         if np.any(self.heights > 127):  # nodes are compared as int8
             j = int(np.argmax(self.heights))
-            raise ValueError(
+            raise UnsupportedInstanceError(
                 f"the hierarchy of attribute {table.attributes[j]!r} has {self.heights[j]} levels; "
                 f"the lattice searches take at most 127"
             )
@@ -201,12 +202,12 @@ class Lattice:
     # -- validation -------------------------------------------------------------------------
     def check_models(self, algorithm: str) -> None:
         """Refuse a model a pruning lattice search (Samarati, Incognito) cannot prune with (see
-        the class notes)."""
+        the class notes): ``UnsupportedInstanceError``, a ``ValueError``."""
         for p in self.models:
             ok = p.monotone_with_suppression if self.max_sup > 0 else p.monotone
             if not ok:
                 why = "with tuple suppression" if self.max_sup > 0 else ""
-                raise ValueError(
+                raise UnsupportedInstanceError(
                     f"`privacy` model {p} is not monotone {why}: {algorithm} needs a model "
                     f"with the generalization property"
                     + ("; use max_suppression=0" if self.max_sup > 0 and p.monotone else "")
@@ -321,7 +322,7 @@ class Lattice:
         """Every node of the lattice, shape ``(prod(l_j + 1), m)``, in lexicographic order."""
         size = float(np.prod(self.heights + 1.0))
         if size > MAX_NODES:
-            raise ValueError(
+            raise UnsupportedInstanceError(
                 f"the generalization lattice has {size:.3g} nodes, more than {MAX_NODES:,}: "
                 f"use incognito or datafly, or fewer `qi` attributes"
             )

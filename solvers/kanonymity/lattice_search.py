@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from anonratio.instances import KAnonymityInstance, Solution
+from anonratio.instances.errors import InfeasibleInstanceError
 from anonratio.instances.privacy import PrivacyModel
 from anonratio.instances.validation import check_instance, check_seed
 from anonratio.solvers.kanonymity.full_domain import (
@@ -56,7 +57,7 @@ def best_node(lattice: Lattice, nodes: np.ndarray, metric: str) -> tuple[np.ndar
     levels, value, evaluated : the best node, its metric and how many nodes were evaluated.
     """
     if len(nodes) == 0:
-        raise ValueError("no node satisfies the privacy models")
+        raise InfeasibleInstanceError("no node satisfies the privacy models")
     bounds = lattice.separable_bounds(metric, nodes)
     order = np.lexsort((*nodes.T[::-1], nodes.sum(axis=1), bounds))
     best, best_value, evaluated = None, np.inf, 0

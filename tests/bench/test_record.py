@@ -34,7 +34,7 @@ def _kanon():
 def test_record_fields_are_the_store_columns_in_order():
     names = [f.name for f in dataclasses.fields(RunRecord)]
     assert names[: len(COLUMNS)] == COLUMNS
-    assert names[len(COLUMNS) :] == ["problem_columns", "solution"]
+    assert names[len(COLUMNS) :] == ["problem_columns", "solution", "exception"]
     assert store.COLUMNS == COLUMNS
     assert store.SCHEMA_COLUMNS + store.EXTRA_COLUMNS == COLUMNS
     kinds = column_kinds()
