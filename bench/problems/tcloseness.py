@@ -10,9 +10,10 @@ N. Li, T. Li, S. Venkatasubramanian. "t-Closeness: Privacy Beyond k-Anonymity an
 ICDE 2007.
 """
 
-from anonratio.bench.declarations import Algorithm, Family, exact_guarantee, no_guarantee
+from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee, no_guarantee
 from anonratio.bench.problem import Problem, lazy, reference
 from anonratio.instances.tcloseness import random_instance
+from anonratio.instances.tcloseness.moves import MOVES
 
 # the solvers and exact models load on first use, not when the problem is declared
 mondrian = lazy("anonratio.solvers.tcloseness.mondrian:mondrian")
@@ -156,4 +157,7 @@ PROBLEM = Problem(
         "small": (("tclose-random", {"n": 2_000, "d": 5, "cardinality": 6, "m": 5, "k": 5}),),
         "large": (("tclose-random", {"n": 20_000, "d": 6, "cardinality": 8, "m": 10, "k": 5}),),
     },
+    # the worst-case hunter starts from small random tables and replaces QI cells and sensitive
+    # values, duplicates and deletes records
+    hunt=Hunt(NAME, "tclose-random", MOVES),
 )
