@@ -7,10 +7,12 @@ options as written here, ``--max-suppression``), the file is read once
 :func:`~anonratio.bench.publish.anonymize.publish` runs the algorithm through the runner, builds the
 published table and checks every requested model on it; this module writes it in the input's
 shape (the same columns, names as written, the same separator and line ends, the rows kept in
-order, only the QI cells replaced) and prints the result's figures. An algorithm of l-diversity
-(``--l``) publishes by suppression, one of a clustering problem publishes cluster centers and a
-second file of clusters. Outputs never overwrite an input: each is written to a temporary file in
-the target folder, then renamed over the target.
+order, only the QI cells replaced) and prints the result's figures. What differs between problems
+is asked of the problem's :class:`~anonratio.bench.publish.publisher.Publisher`: an algorithm of
+l-diversity (``--l``) publishes by suppression, one of a clustering problem publishes cluster
+centers and a second file of clusters (``--clusters``), a k-anonymity recoding may read hierarchy
+files and withhold records (``--withheld-rows``). Outputs never overwrite an input: each is
+written to a temporary file in the target folder, then renamed over the target.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ def clusters_path(out: Path) -> Path:
 def _request(args: argparse.Namespace) -> Any:
     """The validated request of the command line (before the file is read)."""
     from anonratio.bench.publish.anonymize import check_request
+    from anonratio.bench.publish.publisher import publishers
     from anonratio.instances.loaders import check_separator
 
     qi = [c.strip() for c in args.qi.split(",") if c.strip()]
@@ -90,9 +93,10 @@ def _request(args: argparse.Namespace) -> Any:
         time_limit=args.time_limit,
         names=CLI_NAMES,
     )
-    if args.withheld_rows is not None and request.problem != "k-anonymity":
-        raise CLIError("`--withheld-rows` is for k-anonymity with `--max-suppression`")
-    if args.clusters is not None and not request.clustering:
+    if args.withheld_rows is not None and not request.publisher.withheld_rows:
+        takers = [p for p, publisher in publishers().items() if publisher.withheld_rows]
+        raise CLIError(f"`--withheld-rows` is for {' and '.join(takers)} with `--max-suppression`")
+    if args.clusters is not None and not request.publisher.clusters:
         raise CLIError(
             f"`--clusters` is for cluster publishing; {request.algorithm.name!r} solves "
             f"{request.problem}"
@@ -131,11 +135,12 @@ def _source(args: argparse.Namespace, request: Any) -> tuple[Any, Any, Any, list
     hier: dict[str, Path] = {}
     out = Path(args.out)
     with _caught_warnings() as caught:  # shown once the table is built: no error hides them
-        if request.problem == "k-anonymity" and args.hierarchies:  # prefer <stem>_hierarchy_<c>
+        if "hierarchies" in request.publisher.options and args.hierarchies:
+            # the files of this data set first: <stem>_hierarchy_<column>
             hier = find_hierarchies(args.hierarchies, list(request.qi), dataset=data.path.stem)
         inputs = [data.path, *hier.values()]
         check_out(out, inputs)
-        if request.clustering:
+        if request.publisher.clusters:
             side = Path(args.clusters) if args.clusters else clusters_path(out)
             check_out(side, inputs, "--clusters")
             if side.resolve() == out.resolve():
@@ -177,15 +182,8 @@ def _write(args: argparse.Namespace, data: Any, hier: list, published: Any, resu
     return paths
 
 
-def _what(info: dict[str, Any]) -> str:
-    if info["l"] is not None:
-        return f"l-diversity by suppression, l={info['l']}, sensitive {info['sensitive']}"
-    if info["problem"] == "k-anonymity":
-        return f"k-anonymity, k={info['k']} ({info['model']})"
-    return f"{info['problem']}, r={info['k']} (QI scaling {info['scaling']})"
-
-
-def _print_text(info: dict[str, Any]) -> None:
+def _print_text(info: dict[str, Any], what: str) -> None:
+    """The text output: ``what`` is the publisher's line for the problem."""
     cost = fmt(info["published_cost"]) + " (published table"
     if fmt(info["cost"]) != fmt(info["published_cost"]):
         cost += f"; the partition's cost {fmt(info['cost'])}"
@@ -200,7 +198,7 @@ def _print_text(info: dict[str, Any]) -> None:
     outputs = info["out"] + (f" ({', '.join(sides)})" if sides else "")
     lines = [
         ("input", f"{info['data']} ({info['n']} records, QI {', '.join(info['qi'])})"),
-        ("problem", _what(info)),
+        ("problem", what),
         ("algorithm", f"{info['algorithm']} ({info['status']}, {info['recoding']})"),
         ("verified", verified + ")"),
         ("cost", cost),
@@ -240,11 +238,11 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
         **result.as_dict(),
         "guarantee_text": request.algorithm.guarantee_text,
     }
-    if request.problem == "l-diversity":
-        info["stars"] = result.cost
+    if request.publisher.cost_name is not None:  # the cost by its other name ("stars")
+        info[request.publisher.cost_name] = result.cost
     if args.json:
         info.pop("files")
         print_json(info)
     else:
-        _print_text(info)
+        _print_text(info, request.publisher.describe(request))
     return 0

@@ -4,18 +4,22 @@ Validate, run, one result (the design of SciPy's ``milp``):
 
 * :func:`~anonratio.bench.publish.request.check_request` validates the options alone (no data
   read yet) into a :class:`~anonratio.bench.publish.request.Request`:
-  the algorithm and its problem (k-anonymity, l-diversity by suppression, or the clustering
-  problems r-gather and r-cellular), ``k`` (or the cluster size ``r``) or ``l``, the privacy
-  models, the suppression limit and the metric. An option the algorithm does not take is refused,
+  the algorithm and its problem, whose :class:`~anonratio.bench.publish.publisher.Publisher`
+  publishes it (k-anonymity, l-diversity by suppression, or the clustering problems r-gather and
+  r-cellular), ``k`` (or the cluster size ``r``) or ``l``, the privacy models, the suppression
+  limit and the metric. An option the algorithm does not take is refused,
   naming the option, the algorithm and the algorithms of its problem that take it; so is
   publishing clusters with ``r < 2``.
-* :func:`publish` builds the problem's instance from the data (:class:`Source`), refuses what the
-  data makes impossible (``l`` above the number of sensitive values, a model that even the whole
-  table as one class fails), runs the algorithm through the runner
+* :func:`publish` builds the problem's instance from the data (:class:`Source`) with the
+  publisher, refuses what the data makes impossible (``l`` above the number of sensitive values,
+  a model that even the whole table as one class fails), runs the algorithm through the runner
   (:func:`~anonratio.bench.engine.runner.run_and_finalize`: run, verify, the best proven lower
   bound, the optimum when proven), builds the published table, checks every requested model on the
   published cells (:mod:`anonratio.bench.publish.release`) and returns it with one
-  :class:`AnonymizationResult`.
+  :class:`AnonymizationResult`. An algorithm that refuses the request (a domain bad-input error,
+  :class:`~anonratio.instances.errors.AnonratioError` and ``ValueError``, such as a privacy model
+  its search cannot prune with) is bad input; any other exception of the algorithm is a failed
+  run.
 
 The command line is a printer over the same two calls, so both report the same figures. Messages
 name each option as the caller spells it (``names``: ``max_suppression`` in Python,
@@ -25,7 +29,6 @@ name each option as the caller spells it (``names``: ``max_suppression`` in Pyth
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,16 +37,9 @@ import numpy as np
 import pandas as pd
 
 from anonratio.bench.engine.record import RunRecord
-from anonratio.bench.publish.request import (
-    CLUSTER_PROBLEMS,
-    Request,
-    Source,
-    check_qi,
-    check_request,
-)
+from anonratio.bench.publish.request import Request, Source, check_qi, check_request
 from anonratio.instances import Solution
-from anonratio.instances.errors import InfeasibleInstanceError
-from anonratio.instances.kanonymity.recoding import Recoding
+from anonratio.instances.errors import AnonratioError, InfeasibleInstanceError
 from anonratio.instances.privacy import PrivacyCheck
 
 __all__ = [
@@ -53,7 +49,7 @@ __all__ = [
     "check_request",
     "check_qi",
     "publish",
-    "CLUSTER_PROBLEMS",
+    "refusal",
     "RATIO_OF",
 ]
 
@@ -117,7 +113,11 @@ class AnonymizationResult:
         The runner's finalized record of the run.
     solution : Solution
     recoded : Recoding or None
-        The k-anonymity recoding published.
+        The recoding published, when the publisher publishes one (k-anonymity:
+        :class:`~anonratio.instances.kanonymity.recoding.Recoding`).
+    size_name : str
+        How the summary names the size: ``k``, the cluster size ``r`` or ``l`` (the publisher's
+        :attr:`~anonratio.bench.publish.publisher.Publisher.size_name`).
     """
 
     algorithm: str
@@ -142,10 +142,11 @@ class AnonymizationResult:
     time_s: float
     clusters: pd.DataFrame | None = field(default=None, repr=False)
     details: dict[str, Any] = field(default_factory=dict)
-    withheld: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
+    withheld: np.ndarray = field(default=None, repr=False)  # type: ignore[arg-type]
     record: RunRecord = field(default=None, repr=False)  # type: ignore[assignment]
     solution: Solution = field(default=None, repr=False)  # type: ignore[assignment]
-    recoded: Recoding | None = field(default=None, repr=False)
+    recoded: Any = field(default=None, repr=False)
+    size_name: str = field(default="k", repr=False)
 
     @property
     def bound_source(self) -> str:
@@ -165,13 +166,7 @@ class AnonymizationResult:
             if math.isclose(self.cost, self.published_cost, rel_tol=1e-9, abs_tol=1e-9)
             else f" (the partition's cost {self.cost:.6g})"
         )
-        what = (
-            f"l={self.l}"
-            if self.l is not None
-            else f"r={self.k}"
-            if self.problem in CLUSTER_PROBLEMS
-            else f"k={self.k}"
-        )
+        what = f"{self.size_name}={self.l if self.l is not None else self.k}"
         lines = [
             f"{self.algorithm} ({self.recoding}): {self.problem} {what}, {self.n_classes} "
             f"classes, {self.n_suppressed} suppressed tuples, {self.time_s:.3g} s",
@@ -229,11 +224,12 @@ def _certified_ratio(published: float, bound: float) -> float | None:
     return 1.0 if abs(published) <= 1e-9 else None
 
 
-#: a run error the runner recorded from an algorithm's bad-input exception (``Type: message``)
-_REFUSED = re.compile(
-    r"(?:ValueError|InfeasibleInstanceError|UnsupportedInstanceError|InstanceFormatError): (.*)",
-    re.S,
-)
+def refusal(error: BaseException | None) -> bool:
+    """Whether an exception the algorithm raised refuses the request (bad input): a domain error
+    that is a ``ValueError`` (:class:`~anonratio.instances.errors.UnsupportedInstanceError`,
+    :class:`~anonratio.instances.errors.InfeasibleInstanceError`, ...). A plain ``ValueError``
+    from inside an algorithm is a failure of the run, not of the request."""
+    return isinstance(error, AnonratioError) and isinstance(error, ValueError)
 
 
 def _finite(value: Any) -> float | None:
@@ -266,9 +262,8 @@ def _run(request: Request, instance: Any, progress: Callable[[str], None] | None
                 f"{algo.name} found no table that satisfies {', '.join(wanted)}"
                 + (f" within {request.name('max_suppression')}={limit}" if limit else "")
             )
-        refused = _REFUSED.match(record.error or "")
-        if refused:  # the algorithm's own check of its options, e.g. a model it cannot prune with
-            raise ValueError(f"algorithm {algo.name!r} refuses the request: {refused.group(1)}")
+        if refusal(record.exception):  # the algorithm's check, e.g. a model it cannot prune with
+            raise ValueError(f"algorithm {algo.name!r} refuses the request: {record.exception}")
         reason = record.error or f"status {record.status}"
         raise RunFailure(f"{algo.name} found no solution ({reason})")
     if not record.verified:
@@ -307,7 +302,10 @@ def publish(
             f"algorithm {request.algorithm.name!r} does not support this instance: {reason}"
         )
     record = _run(request, instance, progress)
-    out = release(request, source, instance, record.solution)
+    solution = record.solution
+    assert solution is not None  # _run returns a verified solution or raises
+    bound = math.nan if record.lower_bound is None else float(record.lower_bound)
+    out = release(request, source, instance, solution)
     result = AnonymizationResult(
         algorithm=request.algorithm.name,
         problem=request.problem,
@@ -317,9 +315,9 @@ def publish(
         status=record.status,
         cost=float(record.cost),
         published_cost=float(out.published_cost),
-        lower_bound=float(record.lower_bound),
+        lower_bound=bound,
         lower_bound_source=str(record.lower_bound_source),
-        certified_ratio=_certified_ratio(out.published_cost, record.lower_bound),
+        certified_ratio=_certified_ratio(out.published_cost, bound),
         guarantee=_finite(record.guarantee),
         metrics=out.metrics,
         checks=out.checks,
@@ -333,7 +331,8 @@ def publish(
         details=out.details,
         withheld=out.withheld,
         record=record,
-        solution=record.solution,
+        solution=solution,
         recoded=out.recoded,
+        size_name=request.publisher.size_name,
     )
     return out.published, result

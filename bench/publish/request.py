@@ -1,13 +1,15 @@
 """A publishing request, validated before any data is read (:func:`check_request`), and the
 data it publishes (:class:`Source`).
 
-:func:`check_request` checks the options alone: the algorithm and its problem (k-anonymity,
-l-diversity by suppression, or the clustering problems r-gather and r-cellular), ``k`` (or the
-cluster size ``r``, at least 2: with r = 1 every record would be published as it is) or ``l``,
-the privacy models, the suppression limit (a fraction in [0, 1)) and the metric. An option the
-algorithm does not take (its declared signature) is refused, naming the option, the algorithm and
-the algorithms of its problem that take it. Messages name each option as the caller spells it
-(``names``: ``max_suppression`` in Python, ``--max-suppression`` on the command line).
+:func:`check_request` checks the options alone: the algorithm and its problem, which must declare
+a :class:`~anonratio.bench.publish.publisher.Publisher` (k-anonymity, l-diversity by suppression,
+or the clustering problems r-gather and r-cellular); the size parameter that publisher reads
+(``k``, the cluster size ``r`` given as ``k``, or ``l``), checked by it; the recoding options it
+takes (the others are refused, saying why); the privacy models, the suppression limit (a
+fraction in [0, 1)) and the metric. An option the algorithm does not take (its declared
+signature) is refused, naming the option, the algorithm and the algorithms of its problem that
+take it. Messages name each option as the caller spells it (``names``: ``max_suppression`` in
+Python, ``--max-suppression`` on the command line).
 """
 
 from __future__ import annotations
@@ -16,10 +18,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from anonratio.bench.declarations import Algorithm
+from anonratio.bench.publish.publisher import (
+    Publisher,
+    default_algorithm,
+    publisher_of,
+    publishers,
+    size_parameters,
+)
 from anonratio.instances.privacy import PrivacyModel
 from anonratio.instances.validation import (
     check_choice,
@@ -30,19 +38,13 @@ from anonratio.instances.validation import (
 )
 
 __all__ = [
+    "Publisher",
     "Request",
     "Source",
     "check_request",
     "check_qi",
-    "CLUSTER_PROBLEMS",
     "OPTION_WHAT",
 ]
-
-#: the clustering problems whose algorithms publish cluster centers (``k`` is their ``r``)
-CLUSTER_PROBLEMS = ("r-gather", "r-cellular")
-
-#: the problems :func:`publish` publishes
-PUBLISHED_PROBLEMS = ("k-anonymity", "l-diversity", *CLUSTER_PROBLEMS)
 
 #: what each algorithm option asks of an algorithm, for the message refusing it
 OPTION_WHAT = {
@@ -54,10 +56,14 @@ OPTION_WHAT = {
 #: the option names of the Python API (the command line passes its own, ``--max-suppression``)
 API_NAMES: Mapping[str, str] = {}
 
+#: the size parameter the Python API fills in (``k`` = 5) when the caller gives none
+DEFAULT_PARAMETER = "k"
+
 
 @dataclass(frozen=True)
 class Request:
-    """A validated publishing request (:func:`check_request`); ``names`` spell the options."""
+    """A validated publishing request (:func:`check_request`); ``names`` spell the options and
+    ``publisher`` is that of the algorithm's problem."""
 
     problem: str
     algorithm: Algorithm
@@ -75,15 +81,12 @@ class Request:
     scaling: str
     seed: int | None
     time_limit: float
+    publisher: Publisher = field(repr=False)
     names: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     def name(self, option: str) -> str:
         """The option as the caller spells it, quoted: ```--max-suppression```."""
         return f"`{self.names.get(option, option)}`"
-
-    @property
-    def clustering(self) -> bool:
-        return self.problem in CLUSTER_PROBLEMS
 
 
 @dataclass(frozen=True)
@@ -161,55 +164,54 @@ def _refuse_unsupported(algo: Algorithm, options: Mapping[str, Any], name: Calla
         )
 
 
-def _check_size(request_k: Any, name: str, clustering: bool) -> int:
-    """``k`` an integer; the cluster size r at least 2 (r = 1 would publish every record as it
-    is). The range ``[2, n_records]`` is checked once the data is read."""
-    if clustering and (not isinstance(request_k, int | np.integer) or request_k < 2):
-        raise ValueError(
-            f"`{name}` must be an integer >= 2 to publish clusters (with r = 1 every record is "
-            f"its own cluster and is published as it is), got {request_k!r}"
-        )
-    return check_int(name, request_k)
-
-
-def _algorithm(k: Any, l: Any, algorithm: Any, names: Mapping[str, str]) -> Algorithm:
-    """The registered algorithm (``tp-plus`` with ``l``, else ``forest``) if its problem is
-    published and matches ``k`` or ``l``."""
+def _algorithm(
+    k: Any, l: Any, algorithm: Any, names: Mapping[str, str]
+) -> tuple[Algorithm, Publisher]:
+    """The registered algorithm (by default that of the size parameter given) and its problem's
+    publisher, if the problem is published and its publisher reads the parameter given."""
     from anonratio.bench.registry import get_algorithm
 
     name = _quoted(names)
     if (k is None) == (l is None):
-        raise ValueError(
-            f"give one of {name('k')} (k-anonymity, or the cluster size r) and {name('l')} "
-            "(l-diversity)"
-        )
+        wanted = [f"{name(p)} ({what})" for p, what in size_parameters().items()]
+        raise ValueError(f"give one of {' and '.join(wanted)}")
+    given = "k" if k is not None else "l"
     if algorithm is None:
-        algorithm = "tp-plus" if l is not None else "forest"
+        algorithm = default_algorithm(given)
     algo = get_algorithm(check_instance(algorithm, str, names.get("algorithm", "algorithm")))
-    if algo.problem not in PUBLISHED_PROBLEMS:
+    publisher = publisher_of(algo)
+    if publisher.parameter != given:
+        if given == DEFAULT_PARAMETER:
+            raise ValueError(
+                f"algorithm {algo.name!r} solves {algo.problem}: give {name(publisher.parameter)}"
+            )
         raise ValueError(
-            f"algorithm {algo.name!r} solves {algo.problem}; anonymize publishes k-anonymity, "
-            f"l-diversity and the clustering problems {list(CLUSTER_PROBLEMS)}"
+            f"algorithm {algo.name!r} solves {algo.problem}, not {size_parameters()[given]}"
         )
-    if l is not None and algo.problem != "l-diversity":
-        raise ValueError(f"algorithm {algo.name!r} solves {algo.problem}, not l-diversity")
-    if algo.problem == "l-diversity" and l is None:
-        raise ValueError(f"algorithm {algo.name!r} solves l-diversity: give {name('l')}")
-    return algo
+    return algo, publisher
 
 
-def _refuse_k_anonymity_options(algo: Algorithm, name: Callable[[str], str], **given: Any) -> None:
-    """Refuse the options of k-anonymity publishing (``given``: whether each was asked for) on
-    the l-diversity and clustering paths."""
-    if algo.problem == "k-anonymity" or not any(given.values()):
+def _refuse_recoding_options(
+    algo: Algorithm, publisher: Publisher, name: Callable[[str], str], **given: bool
+) -> None:
+    """Refuse the recoding options (``given``: whether each was asked for) the publisher does not
+    take, naming the problems whose publishers take them and why this one does not."""
+    refused = [
+        option for option, asked in given.items() if asked and option not in publisher.options
+    ]
+    if not refused:
         return
-    why = (
-        "l-diversity publishes by suppression"
-        if algo.problem == "l-diversity"
-        else f"{algo.name!r} clusters numeric quasi-identifiers"
+    takers = [p for p, other in publishers().items() if set(refused) <= other.options]
+    options = " and ".join(name(o) for o in refused)
+    raise ValueError(
+        f"{options} {'are' if len(refused) > 1 else 'is'} for {' and '.join(takers)}: "
+        f"{publisher.why_not(algo)}"
     )
-    options = " and ".join(name(o) for o, v in given.items() if v)
-    raise ValueError(f"{options} {'are' if ' and ' in options else 'is'} for k-anonymity: {why}")
+
+
+def _metrics() -> tuple[str, ...]:
+    """Every value the ``metric`` option may take, for some publisher's algorithms."""
+    return tuple(dict.fromkeys(m for p in publishers().values() for m in p.metrics()))
 
 
 def _algorithm_options(
@@ -217,8 +219,6 @@ def _algorithm_options(
 ) -> tuple[dict[str, Any], float]:
     """The options the algorithm must enforce (privacy, max_suppression, metric), checked, and
     the suppression limit; an option it does not take is refused."""
-    from anonratio.solvers.kanonymity.full_domain import NODE_METRICS
-
     limit = check_number(
         names.get("max_suppression", "max_suppression"),
         0.0 if max_suppression is None else max_suppression,
@@ -232,7 +232,7 @@ def _algorithm_options(
     if limit > 0:
         options["max_suppression"] = limit
     if metric is not None:
-        options["metric"] = check_choice(names.get("metric", "metric"), metric, NODE_METRICS)
+        options["metric"] = check_choice(names.get("metric", "metric"), metric, _metrics())
     _refuse_unsupported(algo, options, _quoted(names))
     return options, limit
 
@@ -258,7 +258,8 @@ def check_request(
 ) -> Request:
     """Validate a publishing request before any data is read (see the module docstring).
 
-    ``algorithm`` defaults to ``tp-plus`` with ``l`` and ``forest`` otherwise; ``names`` maps an
+    ``algorithm`` defaults to that of the size parameter given (``k`` or ``l``, see
+    :attr:`~anonratio.bench.publish.publisher.Publisher.default_algorithm`); ``names`` maps an
     option to its spelling in messages. Raises ``ValueError`` (``TypeError`` for an argument of
     the wrong kind) with one line naming the option, the value and the rule.
     """
@@ -266,7 +267,7 @@ def check_request(
     name = _quoted(names)
 
     qi = check_qi(qi, names.get("qi", "qi"))
-    algo = _algorithm(k, l, algorithm, names)
+    algo, publisher = _algorithm(k, l, algorithm, names)
     if sensitive is not None:
         sensitive = check_instance(sensitive, str, names.get("sensitive", "sensitive"))
     if sensitive is not None and sensitive in qi:
@@ -274,19 +275,15 @@ def check_request(
             f"{name('sensitive')} column {sensitive!r} is also in {name('qi')}: a column is "
             "either a quasi-identifier or the sensitive attribute"
         )
-    if l is not None:
-        l = check_int(names.get("l", "l"), l, low=2)
-        if sensitive is None:
-            raise ValueError(
-                f"{name('l')} needs {name('sensitive')}, the column whose values must be diverse"
-            )
-    else:
-        k = _check_size(k, names.get("k", "k"), algo.problem in CLUSTER_PROBLEMS)
-    _refuse_k_anonymity_options(
+    size = publisher.check_size(
+        k if publisher.parameter == "k" else l, sensitive=sensitive, names=names
+    )
+    _refuse_recoding_options(
         algo,
+        publisher,
         name,
         hierarchies=bool(hierarchies),
-        model=model not in ((None, "suppression") if algo.problem == "l-diversity" else (None,)),
+        model=model not in (None, publisher.recoding_model),
         weights=weights is not None,
         keep_suppressed=keep_suppressed is True,
     )
@@ -298,8 +295,8 @@ def check_request(
         problem=algo.problem,
         algorithm=algo,
         qi=tuple(qi),
-        k=k,
-        l=l,
+        k=size if publisher.parameter == "k" else None,
+        l=size if publisher.parameter == "l" else None,
         sensitive=sensitive,
         models=tuple(models),
         options=options,
@@ -317,5 +314,6 @@ def check_request(
         ),
         seed=check_int(names.get("seed", "seed"), seed, low=0, allow_none=True),
         time_limit=check_time_limit(time_limit, name=names.get("time_limit", "time_limit")),
+        publisher=publisher,
         names=names,
     )

@@ -2,6 +2,7 @@
 anonymize`` report the same figures, every publishing mode of the command line is in the API, and
 the certified ratio is that of the published table."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -234,3 +235,53 @@ def test_l_diversity_publishing_is_in_the_api(tmp_path, capsys):
     assert result.l == 2 and result.k is None and result.published_cost == info["stars"]
     assert [c.model for c in result.checks] == ["2-diversity (l-eligible)"]
     assert result.checks[0].satisfied and result.recoding == "local recoding (suppression)"
+
+
+def _forest_raising(monkeypatch, error):
+    """Make ``forest`` raise ``error`` from inside its run."""
+    from anonratio.bench.registry import REGISTRY
+
+    def run(instance, seed=None):
+        raise error
+
+    monkeypatch.setitem(REGISTRY, "forest", dataclasses.replace(REGISTRY["forest"], function=run))
+
+
+def test_an_error_inside_an_algorithm_is_a_failed_run_not_bad_input(tmp_path, capsys, monkeypatch):
+    """A plain ``ValueError`` raised inside an algorithm (a bug) is a failed run (exit 1), not
+    the caller's fault: only a domain bad-input error refuses the request."""
+    from anonratio.bench.errors import RunFailure
+
+    _forest_raising(monkeypatch, ValueError("operands could not be broadcast together"))
+    df, path = _numbers(tmp_path)
+    with pytest.raises(RunFailure, match="forest found no solution .ValueError: operands"):
+        anonratio.anonymize(df, ["age", "income"], 3, algorithm="forest")
+    out = tmp_path / "out.csv"
+    code, info = _cli(capsys, path, "--qi", "age,income", "--k", 3, "--out", out)
+    assert code == 1 and info["kind"] == "run_failed", info
+    assert not out.exists()
+
+
+def test_an_algorithm_refusing_the_request_is_bad_input(tmp_path, capsys, monkeypatch):
+    """The algorithm's own refusal (a domain ``ValueError``, here ``UnsupportedInstanceError``)
+    is bad input (exit 2); the runner hands the exception itself, not its text."""
+    from anonratio.bench.engine import runner
+    from anonratio.bench.publish.anonymize import refusal
+    from anonratio.instances import KAnonymityInstance, Table
+    from anonratio.instances.errors import InfeasibleSolutionError, UnsupportedInstanceError
+
+    refused = UnsupportedInstanceError("`privacy` model x is not monotone")
+    _forest_raising(monkeypatch, refused)
+    df, path = _numbers(tmp_path)
+    with pytest.raises(ValueError, match="^algorithm 'forest' refuses the request: `privacy`"):
+        anonratio.anonymize(df, ["age", "income"], 3, algorithm="forest")
+    out = tmp_path / "out.csv"
+    code, info = _cli(capsys, path, "--qi", "age,income", "--k", 3, "--out", out)
+    assert code == 2 and info["kind"] == "bad_input", info
+    assert (
+        info["error"] == "algorithm 'forest' refuses the request: `privacy` model x is not monotone"
+    )
+    instance = KAnonymityInstance(Table.from_dataframe(df, qi=["age", "income"]), 3)
+    assert runner.run_and_finalize(instance, "forest").exception is refused
+    assert refusal(refused) and not refusal(ValueError("x"))
+    assert not refusal(InfeasibleSolutionError("x")) and not refusal(None)

@@ -103,7 +103,7 @@ def test_a_whole_table_failure_proves_nothing_for_a_model_not_monotone_under_sup
 
 
 def test_l_eligibility_is_checked_from_counts():
-    from anonratio.bench.publish.release import LEligibility
+    from anonratio.bench.publish.problems.ldiversity import LEligibility
 
     classes = np.array([0, 0, 0, 0, 1, 1, 1, -1])
     sensitive = np.array([0, 1, 0, 1, 0, 0, 1, 0])
