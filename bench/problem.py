@@ -87,7 +87,7 @@ class Problem:
         How the worst-case hunter searches it.
     publisher : str, optional
         ``"module:attribute"`` of the publisher ``anonratio anonymize`` uses for its algorithms
-        (:class:`~anonratio.bench.publish.request.Publisher`); None: not publishable.
+        (:class:`~anonratio.bench.publish.publisher.Publisher`); None: not publishable.
     """
 
     name: str
