@@ -42,7 +42,6 @@ from anonratio.instances.base import (
 )
 from anonratio.instances.equivalence import class_statistics
 from anonratio.instances.errors import InstanceFormatError
-from anonratio.instances.ldiversity.instance import qi_groups
 from anonratio.instances.privacy import TCloseness
 from anonratio.instances.table import Table
 from anonratio.instances.validation import check_choice, check_instance, check_int, check_number
@@ -156,7 +155,7 @@ class TClosenessInstance:
     @cached_property
     def qi_group(self) -> np.ndarray:
         """QI-group id per record (records with identical QI values share one), ``0..g-1``."""
-        return qi_groups(self.table.codes)
+        return self.table.unique_records()[1].astype(np.int64)
 
     def emd(self, hist: ArrayLike) -> np.ndarray:
         """EMD to the table's distribution of each row of sensitive histograms ``hist`` (C, S)."""

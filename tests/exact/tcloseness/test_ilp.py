@@ -39,3 +39,12 @@ def test_bad_input_names_the_parameter():
     inst = make([[0], [1]], [0, 1], t=0.5)
     with pytest.raises(ValueError, match="`time_limit`"):
         solve_highs(inst, time_limit=-1)
+
+
+def test_highs_presolve_is_off_where_it_proved_a_wrong_optimum():
+    # HiGHS 1.14 with presolve reported 17 as optimal here; the optimum is 15
+    inst, _ = random_instance(
+        15, d=3, cardinality=3, m=3, t=0.25, k=2, correlation=0.4, ground="ordered", seed=570
+    )
+    sol = solve_highs(inst, time_limit=30)
+    assert sol.status == "optimal" and sol.objective == 15.0 == solve_cpsat(inst).objective
