@@ -11,6 +11,8 @@ G. Aggarwal, T. Feder, K. Kenthapadi, R. Motwani, R. Panigrahy, D. Thomas, A. Zh
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from anonratio.instances.base import verify
@@ -21,6 +23,7 @@ from anonratio.instances.kanonymity.gadgets import (
 from anonratio.instances.kanonymity.generators import categorical_table, planted_table, random_table
 from anonratio.instances.kanonymity.instance import KAnonymityInstance
 from anonratio.instances.loaders import load_adult
+from anonratio.instances.validation import check_int
 
 __all__ = [
     "binary",
@@ -40,8 +43,25 @@ def _kanon(table, p):
     return KAnonymityInstance(table, p["k"], p["model"], p["row_deletion"])
 
 
-def binary(rng, *, n, m, k, row_deletion):
-    table = categorical_table(n, m, 2, seed=rng)
+def _with_sensitive(table, rng, sensitive):
+    """``table`` with a sensitive attribute of ``sensitive`` values (none when 0), drawn after
+    the QI codes (so ``sensitive=0`` leaves a family's tables as they were): each value occurs
+    ``floor(n/S)`` or ``ceil(n/S)`` times, in random order, so the most frequent one has relative
+    frequency ``ceil(n/S)/n`` (at most 0.5 once ``S >= 2`` and ``n`` is even or ``S >= 3``)."""
+    s = check_int("sensitive", sensitive, low=0)
+    if s == 0:
+        return table
+    codes = rng.permutation(np.arange(table.n_records) % s)
+    return dataclasses.replace(
+        table,
+        sensitive=codes,
+        sensitive_name="sensitive",
+        sensitive_values=tuple(f"s{v}" for v in range(s)),
+    )
+
+
+def binary(rng, *, n, m, k, row_deletion, sensitive=0):
+    table = _with_sensitive(categorical_table(n, m, 2, seed=rng), rng, sensitive)
     return KAnonymityInstance(table, k, "suppression", row_deletion), {}
 
 
@@ -58,7 +78,7 @@ def random(rng, **p):
     table = random_table(
         p["n"], p["m"], cardinality=p["cardinality"], levels=p["levels"], zipf=zipf, seed=rng
     )
-    return _kanon(table, p), {}
+    return _kanon(_with_sensitive(table, rng, p.get("sensitive", 0)), p), {}
 
 
 def planted(rng, **p):
