@@ -20,24 +20,20 @@ def tp_plus(
     instance: LDiversityInstance,
     *,
     seed: int | np.random.Generator | None = None,
-    window: int | None = None,
 ) -> Solution:
     """TP+ (§6.1): TP's partition with its residue ``R`` split by Hilbert into smaller l-eligible
     groups. Same guarantee as TP (O(l d) for stars, Theorem 5.19 and §5.6).
 
-    The QI-groups TP keeps are untouched (no stars); ``R`` (l-eligible) is cut by
-    :func:`~anonratio.solvers.ldiversity.hilbert.hilbert_partition` (Hilbert order, optimal
-    consecutive cut for the objective), whose candidates include ``R`` as one group, so TP+
-    never costs more than TP in either objective: a split group's stars are at most its size
-    times R's non-constant attributes, and its suppressed tuples at most its size.
+    The QI-groups TP keeps are untouched (no stars); ``R`` (l-eligible) is split by
+    :func:`~anonratio.solvers.ldiversity.hilbert.hilbert_partition` (Hilbert order, then
+    l-diverse groups of nearby records), and the split is kept only when it costs less than
+    ``R`` as one group, so TP+ never costs more than TP in either objective.
 
     Parameters
     ----------
     instance : LDiversityInstance
     seed : ignored
         Deterministic; recorded when an int.
-    window : int, optional
-        Hilbert's DP window (default ``4 l``).
 
     Returns
     -------
@@ -68,10 +64,9 @@ def tp_plus(
     info["tp_cost"] = int(whole)
     info["residue_groups"] = 1 if rows.size else 0
     if rows.size:
-        sub, hinfo = hilbert_partition(instance, rows, window=window)
+        sub, hinfo = hilbert_partition(instance, rows)
         if hinfo["cost"] < whole:
             labels = labels.copy()
             labels[rows] = labels.max() + sub
             info["residue_groups"] = hinfo["n_groups"]
-        info["window"] = hinfo["window"]
     return _finish(instance, labels, info, "tp-plus", seed_rec, t0)
