@@ -8,6 +8,8 @@ parameters (and the known optimum where there is one), ready for
 :func:`~anonratio.instances.io.save_instance`.
 """
 
+from itertools import combinations
+from math import comb
 from typing import Any
 
 import numpy as np
@@ -29,6 +31,7 @@ __all__ = [
     "SAL_SENSITIVE",
     "random_instance",
     "sal_like",
+    "sal_projection",
     "planted_instance",
 ]
 
@@ -216,6 +219,25 @@ def random_instance(
     return LDiversityInstance(table, l, objective), meta
 
 
+def sal_projection(d: int, projection: int = 0) -> tuple[int, ...]:
+    """The QI attributes (indices into :data:`SAL_ATTRIBUTES`) of SAL-``d`` projection number
+    ``projection``: the ``C(7, d)`` subsets of ``d`` attributes in lexicographic order, ``0``
+    being the first ``d`` attributes.
+
+    Examples
+    --------
+    >>> sal_projection(2, 0), sal_projection(2, 1), sal_projection(2, 20)
+    ((0, 1), (0, 2), (5, 6))
+    """
+    k = len(SAL_ATTRIBUTES)
+    d = check_int("d", d, low=1, high=k)
+    projection = check_int("projection", projection, low=0, high=comb(k, d) - 1)
+    for i, subset in enumerate(combinations(range(k), d)):
+        if i == projection:
+            return subset
+    raise AssertionError("unreachable: projection was checked against C(7, d)")
+
+
 def sal_like(
     n: int,
     *,
@@ -223,6 +245,7 @@ def sal_like(
     l: int = 6,
     objective: str = "stars",
     seed: SeedLike = None,
+    projection: int = 0,
 ) -> tuple[LDiversityInstance, dict[str, Any]]:
     """A synthetic SAL-like table: the paper's census domains, skewed and correlated marginals.
 
@@ -239,25 +262,31 @@ def sal_like(
     * Income is a Zipf-ish function of the profile over 50 brackets, then repaired (the most
       frequent brackets recoded to the rarest) so the table is l-eligible.
 
-    The table is projected onto the first ``d`` QI attributes (the paper's SAL-d, which project
-    SAL on Income and ``d`` of its QIs).
+    The table is projected onto ``d`` of the QI attributes: the paper's SAL-d is every one of
+    the ``C(7, d)`` projections of SAL on Income and ``d`` of its QIs, its results averaged;
+    ``projection`` picks one (:func:`sal_projection`; ``0``, the default, keeps the first
+    ``d``). All seven attributes are drawn whatever ``d``, so the projections of one seed are
+    projections of the same table.
 
     Parameters
     ----------
     n : int
         Records (``>= l``; the paper uses 600,000, built in well under a second).
     d : int
-        QI attributes kept, in ``1 .. 7`` (the first ``d`` of :data:`SAL_ATTRIBUTES`).
+        QI attributes kept, in ``1 .. 7``.
     l : int
         Diversity parameter, in ``2 .. 50`` (the paper uses 2 to 10, default 6).
     objective : {"stars", "tuples"}
     seed : int, numpy.random.Generator or None
+    projection : int
+        Which ``d`` attributes, in ``0 .. C(7, d) - 1``: the index of the subset among the
+        ``d``-subsets of :data:`SAL_ATTRIBUTES` in lexicographic order (:func:`sal_projection`).
 
     Returns
     -------
     (LDiversityInstance, dict)
         The instance (attribute names as in the paper, code ``c`` labelled ``str(c)``) and
-        ``meta`` (the parameters and the domain sizes).
+        ``meta`` (the parameters, the attributes kept and their domain sizes).
 
     Notes
     -----
@@ -273,9 +302,12 @@ def sal_like(
     >>> inst, _ = sal_like(1000, d=3, seed=0)
     >>> inst.table.attributes, inst.l
     (('Age', 'Gender', 'Race'), 6)
+    >>> sal_like(1000, d=3, projection=34, seed=0)[0].table.attributes
+    ('Birth Place', 'Education', 'Work Class')
     """
     n = check_int("n", n, low=1)
     d = check_int("d", d, low=1, high=len(SAL_ATTRIBUTES))
+    keep = sal_projection(d, projection)
     l = check_int("l", l, low=2, high=SAL_SENSITIVE[1])
     objective = check_choice("objective", objective, OBJECTIVES)
     rng = check_random_state(seed)
@@ -298,20 +330,24 @@ def sal_like(
     cols.append(np.clip(edu, 0, SAL_DOMAINS[5] - 1))  # Education, correlated with the profile
     work = rng.choice(9, size=n, p=_zipf(9, 1.4)) + (z > 1.5) * 2
     cols.append(np.minimum(work, SAL_DOMAINS[6] - 1))
-    codes = np.column_stack(cols[:d]).astype(np.int32)
+    codes = np.column_stack([cols[j] for j in keep]).astype(np.int32)
     # Income: 50 brackets, a skewed draw shifted up by the profile
     m = SAL_SENSITIVE[1]
     base = rng.choice(m, size=n, p=_zipf(m, 1.1))
     income = np.clip(base + np.rint(4 * np.maximum(z, 0)).astype(np.int64), 0, m - 1)
     s = _repair(income.astype(np.int64), m, l, rng)
-    table = _table(codes, SAL_ATTRIBUTES[:d], SAL_DOMAINS[:d], s, m, SAL_SENSITIVE[0])
+    names = tuple(SAL_ATTRIBUTES[j] for j in keep)
+    domains = tuple(SAL_DOMAINS[j] for j in keep)
+    table = _table(codes, names, domains, s, m, SAL_SENSITIVE[0])
     meta = {
         "generator": "sal_like",
         "n": n,
         "d": d,
         "l": l,
         "objective": objective,
-        "domains": list(SAL_DOMAINS[:d]),
+        "projection": int(projection),
+        "attributes": list(names),
+        "domains": list(domains),
         "sensitive_domain": m,
     }
     return LDiversityInstance(table, l, objective), meta

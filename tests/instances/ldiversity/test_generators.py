@@ -1,5 +1,8 @@
 """Tests of instances/ldiversity/generators.py."""
 
+from itertools import combinations
+from math import comb
+
 import numpy as np
 import pytest
 from bruteforce_ldiversity import ldiversity_optima
@@ -14,6 +17,7 @@ from anonratio.instances.ldiversity.generators import (
     planted_instance,
     random_instance,
     sal_like,
+    sal_projection,
 )
 from anonratio.instances.ldiversity.instance import is_l_eligible, ldiversity_lower_bound
 
@@ -132,6 +136,28 @@ def test_sal_like_projection(d):
     np.testing.assert_array_equal(inst.sensitive, full.sensitive)
 
 
+@pytest.mark.parametrize("d", range(1, 8))
+def test_sal_like_every_projection_of_the_paper(d):
+    # SAL-d: all C(7, d) projections, in lexicographic order, each the same records' columns
+    full, _ = sal_like(300, d=7, l=4, seed=2)
+    subsets = [sal_projection(d, i) for i in range(comb(7, d))]
+    assert subsets == list(combinations(range(7), d))
+    for i, keep in enumerate(subsets):
+        inst, meta = sal_like(300, d=d, l=4, seed=2, projection=i)
+        assert inst.table.attributes == tuple(SAL_ATTRIBUTES[j] for j in keep)
+        assert meta["attributes"] == list(inst.table.attributes) and meta["projection"] == i
+        assert meta["domains"] == [SAL_DOMAINS[j] for j in keep]
+        np.testing.assert_array_equal(inst.table.codes, full.table.codes[:, list(keep)])
+        np.testing.assert_array_equal(inst.sensitive, full.sensitive)
+
+
+def test_sal_like_projection_zero_is_the_first_d_attributes():
+    # the default keeps the instances (and their content ids) of the first-d projection
+    assert instance_id(sal_like(500, d=3, seed=4)[0]) == "d27fefb4eafbd4b9"
+    assert instance_id(sal_like(500, d=7, seed=4)[0]) == "cdb7b8fadfae18d6"
+    assert instance_id(sal_like(500, d=3, seed=4, projection=0)[0]) == "d27fefb4eafbd4b9"
+
+
 def test_sal_like_deterministic_and_large():
     a, _ = sal_like(2000, seed=5)
     b, _ = sal_like(2000, seed=5)
@@ -154,6 +180,9 @@ def test_sal_like_errors():
         ({"l": 1}, "`l`"),
         ({"l": 51}, "`l`"),
         ({"objective": "x"}, "`objective`"),
+        ({"d": 2, "projection": 21}, "`projection`"),
+        ({"d": 7, "projection": 1}, "`projection`"),
+        ({"projection": -1}, "`projection`"),
     ]:
         with pytest.raises(ValueError, match=name):
             sal_like(100, seed=0, **kw)
