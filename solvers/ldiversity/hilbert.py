@@ -38,6 +38,7 @@ need 607,120 stars instead of 478,752.
 
 from __future__ import annotations
 
+import heapq
 from time import perf_counter
 from typing import Any
 
@@ -154,51 +155,64 @@ def diverse_groups(s: ArrayLike, l: int) -> np.ndarray:
 
     Notes
     -----
-    O(n + (n / l) m) with ``m`` the number of sensitive values: each group reads the ``m``
-    bucket heads and counts once.
+    O(n log m) with ``m`` the number of sensitive values: the bucket heads sit in a heap (stale
+    entries dropped when they surface), the buckets in classes by their count, so the critical
+    buckets (counts in ``((n' - l) / l, n' / l]``) are one or two classes.
     """
     s = np.asarray(s, dtype=np.int64)
     n = s.size
     labels = np.zeros(n, dtype=np.int64)
     if n == 0:
         return labels
-    m = int(s.max()) + 1
-    cnt = np.bincount(s, minlength=m)
-    if l * int(cnt.max()) > n:
+    counts = np.bincount(s)
+    if l * int(counts.max()) > n:
         raise ValueError(
-            f"the records are not {l}-eligible: a sensitive value occurs {int(cnt.max())} times "
-            f"among {n}, more than n / l"
+            f"the records are not {l}-eligible: a sensitive value occurs {int(counts.max())} "
+            f"times among {n}, more than n / l"
         )
-    by_value = np.argsort(s, kind="stable")  # bucket v: by_value[ptr[v]:end[v]], curve order
-    end = np.cumsum(cnt)
-    ptr = end - cnt
-    far = n + 1  # the head of an empty bucket
-    heads = np.where(cnt > 0, by_value[np.minimum(ptr, n - 1)], far)
-    rem, group = n, 0
-    while True:
-        critical = np.flatnonzero(l * cnt > rem - l)  # must give a record to stay eligible
-        if rem < 2 * l or critical.size > l:
+    by_value = np.argsort(s, kind="stable")  # bucket v: pos[ptr[v]:end[v]], in curve order
+    end = np.cumsum(counts)
+    pos, cnt, ptr = by_value.tolist(), counts.tolist(), (end - counts).tolist()
+    heap = [(pos[ptr[v]], v) for v in range(counts.size) if cnt[v]]
+    heapq.heapify(heap)
+    with_count: dict[int, set[int]] = {}
+    for v, c in enumerate(cnt):
+        if c:
+            with_count.setdefault(c, set()).add(v)
+    taken: list[int] = []
+    rem = n
+    while rem >= 2 * l:
+        critical: set[int] = set()  # l c_v > rem - l: must give a record to stay eligible
+        for c in range((rem - l) // l + 1, rem // l + 1):
+            critical |= with_count.get(c, set())
+        if len(critical) > l:
             break
-        seed = int(heads.argmin())  # the first remaining record
+        while True:  # the first remaining record: the valid top of the heap
+            p, v = heap[0]
+            if cnt[v] and pos[ptr[v]] == p:
+                break
+            heapq.heappop(heap)
         chosen = critical
-        if critical.size < l or seed in critical:
-            take = np.zeros(m, dtype=bool)
-            take[critical] = True
-            take[seed] = True
-            need = l - int(take.sum())
-            if need:
-                near = np.where(take, far, heads)
-                take[np.argpartition(near, need - 1)[:need]] = True
-            chosen = np.flatnonzero(take)
-        labels[heads[chosen]] = group
-        group += 1
-        cnt[chosen] -= 1
-        ptr[chosen] += 1
+        if len(critical) < l or v in critical:
+            chosen = critical | {v}
+            while len(chosen) < l:  # the nearest heads of other buckets
+                p, v = heapq.heappop(heap)
+                if cnt[v] and pos[ptr[v]] == p:
+                    chosen.add(v)
+        for v in chosen:
+            taken.append(pos[ptr[v]])
+            ptr[v] += 1
+            c = cnt[v]
+            with_count[c].discard(v)
+            cnt[v] = c - 1
+            if c > 1:
+                with_count.setdefault(c - 1, set()).add(v)
+                heapq.heappush(heap, (pos[ptr[v]], v))
         rem -= l
-        heads[chosen] = np.where(cnt[chosen] > 0, by_value[np.minimum(ptr[chosen], n - 1)], far)
-    # the records not yet grouped are exactly the bucket tails by_value[ptr[v]:end[v]]
-    left = np.concatenate([by_value[a:b] for a, b in zip(ptr, end, strict=True)])
-    labels[left] = group
+    done = np.asarray(taken, dtype=np.int64)
+    groups = done.size // l
+    labels[:] = groups  # the rest: the last group
+    labels[done] = np.repeat(np.arange(groups), l)
     return labels
 
 
@@ -261,8 +275,8 @@ def hilbert(
 
     Notes
     -----
-    O(n log n + n d b + (n / l) m): the sort, Skilling's transform over ``b`` bits, and one pass
-    over the ``m`` sensitive buckets per group.
+    O(n log n + n d b): the sort, Skilling's transform over ``b`` bits, the grouping's heap of
+    the bucket heads.
 
     References
     ----------
