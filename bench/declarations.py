@@ -443,8 +443,9 @@ class Hunt:
     problem : str
     family : str
         The family the hunt's starting instances come from.
-    moves : tuple of (name, callable)
-        ``move(instance, rng) -> instance``, or ``ValueError`` when it does not apply.
+    moves : tuple of (name, callable), or str
+        ``move(instance, rng) -> instance``, or ``ValueError`` when it does not apply; or the
+        ``"module:attribute"`` of that tuple, imported on first use (:meth:`load_moves`).
     size_param : str
         The family parameter the hunt's ``size`` sets (``"n"``).
     fixed : mapping
@@ -453,6 +454,15 @@ class Hunt:
 
     problem: str
     family: str
-    moves: tuple[tuple[str, Callable[..., Any]], ...]
+    moves: tuple[tuple[str, Callable[..., Any]], ...] | str
     size_param: str = "n"
     fixed: Mapping[str, Any] = field(default_factory=dict)
+
+    def load_moves(self) -> tuple[tuple[str, Callable[..., Any]], ...]:
+        """The moves (imported from their module the first time when named lazily)."""
+        if not isinstance(self.moves, str):
+            return self.moves
+        module, sep, attribute = self.moves.partition(":")
+        if not sep:
+            raise ValueError(f"`moves` is a tuple or 'module:attribute', got {self.moves!r}")
+        return tuple(getattr(importlib.import_module(module), attribute))

@@ -28,6 +28,7 @@ __all__ = [
     "instance_id",
     "cold_copy",
     "PROBLEMS",
+    "load_problems",
 ]
 
 #: problem name -> instance class (filled by :func:`register_problem`)
@@ -151,6 +152,20 @@ def instance_fields(
     return d
 
 
+def load_problems() -> dict[str, type[Any]]:
+    """Import every problem subpackage of :mod:`anonratio.instances`, so that :data:`PROBLEMS`
+    holds every instance type (they register when imported, and the package imports none of
+    them by itself); returns :data:`PROBLEMS`."""
+    import pkgutil
+    from importlib import import_module
+
+    package = import_module("anonratio.instances")
+    for found in pkgutil.iter_modules(package.__path__):
+        if found.ispkg:
+            import_module(f"anonratio.instances.{found.name}")
+    return PROBLEMS
+
+
 def instance_from_dict(d: dict[str, Any]) -> Any:
     """The instance of :func:`instance_to_dict`'s output (``id``, ``family``, ``meta`` ignored).
 
@@ -169,6 +184,8 @@ def instance_from_dict(d: dict[str, Any]) -> Any:
     if "problem" not in d:
         raise InstanceFormatError("missing field 'problem'")
     problem = d["problem"]
+    if isinstance(problem, str) and problem not in PROBLEMS:
+        load_problems()  # the problem's module may not be imported yet
     cls = PROBLEMS.get(problem) if isinstance(problem, str) else None
     if cls is None:
         raise InstanceFormatError(

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anonratio.instances.adult import ADULT_QI
 from anonratio.instances.errors import InstanceFormatError
 from anonratio.instances.frame_columns import (
     name_hint,
@@ -51,18 +52,6 @@ __all__ = [
 
 #: environment variable holding the path of the datasets folder
 DATASETS_ENV = "ANONRATIO_DATASETS"
-
-#: the usual 8 quasi-identifiers of Adult (its 9th column, ``salary-class``, is the sensitive one)
-ADULT_QI = (
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "occupation",
-)
 
 
 def sniff_separator(first_line: str) -> str:

@@ -51,8 +51,7 @@ def _family_entries() -> list[dict[str, Any]]:
 
 def _list_data() -> dict[str, Any]:
     from anonratio.bench.engine.suites import SUITES
-    from anonratio.bench.registry import REGISTRY
-    from anonratio.instances import PROBLEMS
+    from anonratio.bench.registry import PROBLEMS, REGISTRY
 
     return {
         "problems": sorted(PROBLEMS),

@@ -24,15 +24,6 @@ from functools import partial
 
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee
 from anonratio.bench.problem import Problem, lazy, reference
-from anonratio.instances.bin_covering import (
-    CENSUS_FILES,
-    census_instance,
-    planted_three_partition,
-    three_partition_no_instance,
-    uniform_instance,
-    zipf_instance,
-)
-from anonratio.instances.bin_covering.moves import MOVES
 
 # the solvers and exact models load on first use, not when the problem is declared
 solve_cbc = lazy("anonratio.exact.bin_covering:solve_cbc")
@@ -60,40 +51,6 @@ ORDERS = ("random", "sorted")
 RELAXED_EPSILON = 0.2
 
 
-# ---------------------------------------------------------------------------------------------
-# instance families
-# ---------------------------------------------------------------------------------------------
-def _bc_uniform(rng, *, n, k, low, high):
-    return uniform_instance(n, k=k, low=low, high=high or None, seed=rng), {}
-
-
-def _bc_zipf(rng, *, n, k, exponent, max_size):
-    return zipf_instance(n, k=k, exponent=exponent, max_size=max_size or None, seed=rng), {}
-
-
-def _bc_3partition_yes(rng, *, m, B):
-    instance, meta = planted_three_partition(m, B=B, seed=rng)
-    extra = {"optimum": float(meta["optimum"]), "B": meta["B"], "m": meta["m"]}
-    extra["planted"] = meta["planted"]
-    return instance, extra
-
-
-def _bc_3partition_no(rng, *, m, B):
-    instance, meta = three_partition_no_instance(m, B=B, seed=rng)
-    bound = float(meta["optimum_lower_bound"])
-    return instance, {"lower_bound": bound, "B": meta["B"], "m": meta["m"]}
-
-
-def _bc_census(rng, *, dataset, k, min_frequency):
-    if dataset not in CENSUS_FILES:
-        raise ValueError(
-            f"parameter `dataset` must be one of {sorted(CENSUS_FILES)}, got {dataset!r}"
-        )
-    instance = census_instance(dataset, k=k, min_frequency=min_frequency)
-    extra = {"dataset": dataset, "total": instance.total, "max_size": instance.max_size}
-    return instance, extra
-
-
 FAMILIES = (
     Family(
         "bc-uniform",
@@ -101,7 +58,7 @@ FAMILIES = (
         "n item sizes uniform in [low, high] (high = 0: k), Min-Max Bin Covering (Du et al. "
         "2009, §4)",
         {"n": 20, "k": 50, "low": 1, "high": 0},
-        _bc_uniform,
+        lazy("anonratio.instances.bin_covering.families:uniform"),
     ),
     Family(
         "bc-zipf",
@@ -109,7 +66,7 @@ FAMILIES = (
         "n Zipf-distributed item sizes P(x) ~ x^-exponent truncated to [1, max_size] "
         "(max_size = 0: max(k, 1000)), like name frequencies",
         {"n": 20, "k": 50, "exponent": 1.5, "max_size": 0},
-        _bc_zipf,
+        lazy("anonratio.instances.bin_covering.families:zipf"),
     ),
     Family(
         "bc-3partition-yes",
@@ -117,7 +74,7 @@ FAMILIES = (
         "planted 3-Partition yes-instance (Du et al. 2009, Theorem 5): 3m sizes in (B/4, B/2) "
         "forming m triples of sum B, k = B; meta optimum = B",
         {"m": 4, "B": 100},
-        _bc_3partition_yes,
+        lazy("anonratio.instances.bin_covering.families:three_partition_yes"),
     ),
     Family(
         "bc-3partition-no",
@@ -125,7 +82,7 @@ FAMILIES = (
         "3-Partition no-instance (Theorem 5): 3m even sizes in (B/4, B/2) summing to mB, B odd, "
         "m even, k = B; meta lower_bound = ceil(mB / (m - 1)) > B",
         {"m": 4, "B": 101},
-        _bc_3partition_no,
+        lazy("anonratio.instances.bin_covering.families:three_partition_no"),
     ),
     Family(
         "bc-census",
@@ -134,7 +91,7 @@ FAMILIES = (
         "or LAST-1990, names with frequency >= min_frequency %, item size = frequency x 1000 "
         "(from the `names` package); deterministic (the seed is unused)",
         {"dataset": "LAST-1990", "k": 5000, "min_frequency": 0.001},
-        _bc_census,
+        lazy("anonratio.instances.bin_covering.families:census"),
     ),
 )
 
@@ -253,5 +210,10 @@ PROBLEM = Problem(
     },
     # the worst-case hunter starts from a few uniform items (k = 10) and resizes, duplicates and
     # deletes items
-    hunt=Hunt(NAME, "bc-uniform", MOVES, fixed={"k": 10, "low": 1, "high": 12}),
+    hunt=Hunt(
+        NAME,
+        "bc-uniform",
+        "anonratio.instances.bin_covering.moves:MOVES",
+        fixed={"k": 10, "low": 1, "high": 12},
+    ),
 )

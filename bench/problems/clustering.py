@@ -13,6 +13,7 @@ G. Aggarwal, T. Feder, K. Kenthapadi, S. Khuller, R. Panigrahy, D. Thomas, A. Zh
 Anonymity via Clustering". PODS 2006.
 """
 
+from functools import partial
 from typing import Any
 
 from anonratio.bench.declarations import (
@@ -24,13 +25,6 @@ from anonratio.bench.declarations import (
     no_guarantee,
 )
 from anonratio.bench.problem import Problem, lazy, reference
-from anonratio.instances.clustering import families
-from anonratio.instances.clustering.generators import (
-    facility_costs,
-    make_instance,
-    planted_instance,
-)
-from anonratio.instances.clustering.moves import MOVES
 
 # the solvers and exact models load on first use, not when the problem is declared
 solve_cbc = lazy("anonratio.exact.clustering:solve_cbc")
@@ -74,22 +68,12 @@ _FACILITY_NOTE = "; setup costs by `facility` (zero, constant or uniform in [0, 
 # ---------------------------------------------------------------------------------------------
 # instance families
 # ---------------------------------------------------------------------------------------------
-def _instance(problem, points, rng, params):
-    """The problem's instance over ``points`` with the family's problem parameters."""
-    kwargs = {name: params[name] for name in ("r", "k", "epsilon") if name in params}
-    if "facility" in params:
-        kwargs["facility_costs"] = facility_costs(
-            points, kind=params["facility"], scale=params["facility_scale"], seed=rng
-        )
-    return make_instance(problem, points, **kwargs)
+#: the builders, in the instances layer, loaded on first use
+_POINTS = lazy("anonratio.instances.clustering.families:points")
+_PLANTED = lazy("anonratio.instances.clustering.families:planted")
 
 
-def _points_family(problem, kind, description, defaults, draw):
-    def build(rng, **params):
-        points, meta = draw(rng, params)
-        extra = {key: value for key, value in meta.items() if key in ("n_outliers",)}
-        return _instance(problem, points, rng, params), extra
-
+def _points_family(problem, kind, description, defaults):
     problem_params = _PROBLEM_PARAMS[problem]
     note = _FACILITY_NOTE if "facility" in problem_params else ""
     return Family(
@@ -97,7 +81,7 @@ def _points_family(problem, kind, description, defaults, draw):
         problem,
         f"{description}, {problem} (Aggarwal et al. 2006){note}",
         {**defaults, **problem_params},
-        build,
+        partial(_POINTS, problem=problem, kind=kind),
     )
 
 
@@ -106,25 +90,21 @@ _POINT_KINDS = (
         "uniform",
         "n points uniform in the unit cube of dimension dim",
         {"n": 60, "dim": 2},
-        families.uniform,
     ),
     (
         "gaussian",
         "n_clusters Gaussian clusters of cluster_size points (standard deviation spread)",
         {"n_clusters": 6, "cluster_size": 10, "dim": 2, "spread": 1.0},
-        families.gaussian,
     ),
     (
         "outliers",
         "n points: a dense cloud and n_outliers far outliers",
         {"n": 60, "n_outliers": 3, "dim": 2},
-        families.outliers,
     ),
     (
         "heavy",
         "n points with heavy-tailed radii (tail index tail: smaller is heavier)",
         {"n": 60, "dim": 2, "tail": 1.5},
-        families.heavy,
     ),
 )
 
@@ -137,19 +117,6 @@ def _planted_family(problem):
         defaults.pop("groups")
         defaults["k"] = 6
 
-    def build(rng, **p):
-        groups = p["groups"] if "groups" in p else p["k"]
-        instance, meta = planted_instance(
-            problem,
-            groups=groups,
-            r=p["r"],
-            radius=(p["radius_low"], p["radius_high"]),
-            dim=p["dim"],
-            n_outliers=p.get("n_outliers", 0),
-            seed=rng,
-        )
-        return instance, {"optimum": float(meta["optimum"])}
-
     return Family(
         f"{PREFIX[problem]}-planted",
         problem,
@@ -158,15 +125,15 @@ def _planted_family(problem):
         + (", plus n_outliers far outliers" if problem == "r-eps-gather" else "")
         + "; meta optimum by construction",
         defaults,
-        build,
+        partial(_PLANTED, problem=problem),
     )
 
 
 FAMILIES = (
     *(
-        _points_family(problem, kind, description, defaults, draw)
+        _points_family(problem, kind, description, defaults)
         for problem in NAMES
-        for kind, description, defaults, draw in _POINT_KINDS
+        for kind, description, defaults in _POINT_KINDS
     ),
     *(_planted_family(problem) for problem in NAMES if problem != "cellular"),
     Family(
@@ -176,7 +143,7 @@ FAMILIES = (
         "graph, radius 1 iff the random formula (each variable in <= 3 clauses) is satisfiable; "
         "meta optimum 1 (satisfiable) or lower_bound 2",
         {"n_vars": 4, "n_clauses": 5, "satisfiable": True, "r": 7},
-        families.sat,
+        lazy("anonratio.instances.clustering.families:sat"),
     ),
 )
 
@@ -469,7 +436,12 @@ def _problem(name):
         exact=(f"{name}-cpsat", f"{name}-highs"),
         # the worst-case hunter starts from a few uniform points in the plane and moves,
         # duplicates and deletes points
-        hunt=Hunt(name, f"{PREFIX[name]}-uniform", MOVES, fixed=fixed),
+        hunt=Hunt(
+            name,
+            f"{PREFIX[name]}-uniform",
+            "anonratio.instances.clustering.moves:MOVES",
+            fixed=fixed,
+        ),
         **own,
     )
 

@@ -15,13 +15,6 @@ Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009.
 
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee
 from anonratio.bench.problem import Problem, lazy, reference
-from anonratio.instances.gps_rectangles import (
-    clustered_points,
-    cross_gadget,
-    pinwheel_gadget,
-    uniform_points,
-)
-from anonratio.instances.gps_rectangles.moves import MOVES
 
 # the solvers and exact models load on first use, not when the problem is declared
 solve_cpsat = lazy("anonratio.exact.gps_rectangles:solve_cpsat")
@@ -37,38 +30,6 @@ __all__ = ["PROBLEM"]
 NAME = "gps-rectangles"
 
 
-# ---------------------------------------------------------------------------------------------
-# instance families
-# ---------------------------------------------------------------------------------------------
-def _gps_uniform(rng, *, n, k, weight_max, grid):
-    inst = uniform_points(n, k=k, weight_max=weight_max, grid=grid or None, seed=rng)
-    return inst, {}
-
-
-def _gps_clustered(rng, *, n, k, n_clusters, spread, weight_max):
-    inst = clustered_points(
-        n, k=k, n_clusters=n_clusters, spread=spread, weight_max=weight_max, seed=rng
-    )
-    return inst, {}
-
-
-def _gadget_meta(meta):
-    keep = ("optimum", "lower_bound", "kdtree_cost", "description", "witness_labels")
-    out = {key: meta[key] for key in keep if key in meta}
-    out["optimum"] = float(out["optimum"])
-    return out
-
-
-def _gps_cross(rng, *, k):
-    inst, meta = cross_gadget(k)
-    return inst, _gadget_meta(meta)
-
-
-def _gps_pinwheel(rng, *, k):
-    inst, meta = pinwheel_gadget(k)
-    return inst, _gadget_meta(meta)
-
-
 _DU = "Du et al. 2009"
 
 FAMILIES = (
@@ -78,7 +39,7 @@ FAMILIES = (
         f"n points uniform in the unit square (grid > 0: on a grid x grid integer lattice, "
         f"duplicates merged), weights in [1, weight_max] ({_DU}, §3)",
         {"n": 10, "k": 5, "weight_max": 3, "grid": 0},
-        _gps_uniform,
+        lazy("anonratio.instances.gps_rectangles.families:uniform"),
     ),
     Family(
         "gps-clustered",
@@ -86,7 +47,7 @@ FAMILIES = (
         f"n points in n_clusters Gaussian clusters of standard deviation spread, weights in "
         f"[1, weight_max] ({_DU}, §3)",
         {"n": 12, "k": 5, "n_clusters": 3, "spread": 0.05, "weight_max": 3},
-        _gps_clustered,
+        lazy("anonratio.instances.gps_rectangles.families:clustered"),
     ),
     Family(
         "gps-cross",
@@ -94,7 +55,7 @@ FAMILIES = (
         f"Theorem 4's worst case ({_DU}, §3): multiplicity k with k-1 at N, S, E, W; no "
         f"admissible cut, kd-tree cost 5k-4; meta optimum = 5k-4",
         {"k": 3},
-        _gps_cross,
+        lazy("anonratio.instances.gps_rectangles.families:cross"),
     ),
     Family(
         "gps-pinwheel",
@@ -102,7 +63,7 @@ FAMILIES = (
         f"the cross plus unit corner helpers ({_DU}, §3): the non-guillotine pinwheel has "
         f"optimum k, kd-tree and the best guillotine partition 2k-1; meta optimum = k",
         {"k": 3},
-        _gps_pinwheel,
+        lazy("anonratio.instances.gps_rectangles.families:pinwheel"),
     ),
 )
 
@@ -191,5 +152,7 @@ PROBLEM = Problem(
     },
     # the worst-case hunter starts from a few uniform points (k = 3) and moves, reweighs and
     # deletes points
-    hunt=Hunt(NAME, "gps-uniform", MOVES, fixed={"k": 3}),
+    hunt=Hunt(
+        NAME, "gps-uniform", "anonratio.instances.gps_rectangles.moves:MOVES", fixed={"k": 3}
+    ),
 )

@@ -10,8 +10,6 @@ Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009.
 
 from anonratio.bench.declarations import Algorithm, Family, exact_guarantee
 from anonratio.bench.problem import Problem, lazy, reference
-from anonratio.instances.ordered_labels import OrderedLabelsInstance
-from anonratio.instances.ordered_labels.generators import ordered_random_sizes
 
 # the solvers and exact models load on first use, not when the problem is declared
 ordered_greedy = lazy("anonratio.exact.ordered_labels.ordered_greedy:ordered_greedy")
@@ -19,11 +17,6 @@ ordered_greedy = lazy("anonratio.exact.ordered_labels.ordered_greedy:ordered_gre
 __all__ = ["PROBLEM"]
 
 NAME = "ordered-labels"
-
-
-def _ordered_random(rng, *, n, k, low, high):
-    sizes = ordered_random_sizes(n, low=low, high=high, seed=rng)
-    return OrderedLabelsInstance(sizes, k), {}
 
 
 _DU = "Du et al. 2009"
@@ -35,7 +28,7 @@ FAMILIES = (
         f"n ordered label sizes uniform in the integers [low, high], consecutive intervals of "
         f"weight >= k ({_DU}, §4)",
         {"n": 30, "k": 10, "low": 0, "high": 10},
-        _ordered_random,
+        lazy("anonratio.instances.ordered_labels.families:random_sizes"),
     ),
 )
 

@@ -12,8 +12,6 @@ ICDE 2007.
 
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee, no_guarantee
 from anonratio.bench.problem import Problem, lazy, reference
-from anonratio.instances.tcloseness import random_instance
-from anonratio.instances.tcloseness.moves import MOVES
 
 # the solvers and exact models load on first use, not when the problem is declared
 mondrian = lazy("anonratio.solvers.tcloseness.mondrian:mondrian")
@@ -23,22 +21,6 @@ solve_highs = lazy("anonratio.exact.tcloseness:solve_highs")
 __all__ = ["PROBLEM"]
 
 NAME = "t-closeness"
-
-
-def _random(rng, *, n, d, cardinality, m, t, k, skew, correlation, ground):
-    instance, _ = random_instance(
-        n,
-        d=d,
-        cardinality=cardinality,
-        m=m,
-        t=t,
-        k=k,
-        skew=skew,
-        correlation=correlation,
-        ground=ground,
-        seed=rng,
-    )
-    return instance, {}
 
 
 FAMILIES = (
@@ -59,7 +41,7 @@ FAMILIES = (
             "correlation": 0.0,
             "ground": "equal",
         },
-        _random,
+        lazy("anonratio.instances.tcloseness.families:random"),
     ),
 )
 
@@ -159,5 +141,5 @@ PROBLEM = Problem(
     },
     # the worst-case hunter starts from small random tables and replaces QI cells and sensitive
     # values, duplicates and deletes records
-    hunt=Hunt(NAME, "tclose-random", MOVES),
+    hunt=Hunt(NAME, "tclose-random", "anonratio.instances.tcloseness.moves:MOVES"),
 )

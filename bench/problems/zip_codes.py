@@ -12,18 +12,8 @@ W. Du, D. Eppstein, M. T. Goodrich, G. S. Lueker. "On the Approximability of Geo
 Geographic Generalization and the Min-Max Bin Covering Problem". WADS 2009.
 """
 
-import numpy as np
-
 from anonratio.bench.declarations import Algorithm, Family, Hunt, exact_guarantee
 from anonratio.bench.problem import Problem, lazy, reference
-from anonratio.instances.validation import check_choice
-from anonratio.instances.zip_codes import (
-    WEIGHT_KINDS,
-    delaunay_instance,
-    grid_instance,
-    planted_planar_instance,
-)
-from anonratio.instances.zip_codes.moves import MOVES
 
 # the solvers and exact models load on first use, not when the problem is declared
 solve_cpsat = lazy("anonratio.exact.zip_codes:solve_cpsat")
@@ -37,37 +27,6 @@ __all__ = ["PROBLEM"]
 NAME = "zip-codes"
 
 
-# ---------------------------------------------------------------------------------------------
-# instance families
-# ---------------------------------------------------------------------------------------------
-def _weight_kind(weights):
-    return check_choice("weights", weights, WEIGHT_KINDS)
-
-
-def _zip_delaunay(rng, *, n, k, weights, max_weight, three_connected):
-    inst = delaunay_instance(
-        n,
-        k,
-        weights=_weight_kind(weights),
-        max_weight=max_weight,
-        three_connected=three_connected,
-        seed=rng,
-    )
-    return inst, {}
-
-
-def _zip_grid(rng, *, rows, cols, k, weights, max_weight):
-    inst = grid_instance(
-        rows, cols, k, weights=_weight_kind(weights), max_weight=max_weight, seed=rng
-    )
-    return inst, {}
-
-
-def _zip_planted(rng, *, n, n_parts, k):
-    inst, planted = planted_planar_instance(n, n_parts, k, seed=rng)
-    return inst, {"optimum": float(k), "planted": np.asarray(planted).tolist()}
-
-
 _DU = "Du et al. 2009"
 
 FAMILIES = (
@@ -77,7 +36,7 @@ FAMILIES = (
         f"Delaunay triangulation of n uniform points, node weights `weights` up to max_weight, "
         f"parts of weight >= k ({_DU}, §2); three_connected resamples until 3-connected",
         {"n": 20, "k": 15, "weights": "uniform", "max_weight": 10, "three_connected": False},
-        _zip_delaunay,
+        lazy("anonratio.instances.zip_codes.families:delaunay"),
     ),
     Family(
         "zip-grid",
@@ -85,7 +44,7 @@ FAMILIES = (
         f"rows x cols grid graph (a Hamiltonian path: degree-2 spanning tree, ratio 3), node "
         f"weights `weights` up to max_weight ({_DU}, §2)",
         {"rows": 4, "cols": 5, "k": 15, "weights": "uniform", "max_weight": 10},
-        _zip_grid,
+        lazy("anonratio.instances.zip_codes.families:grid"),
     ),
     Family(
         "zip-planted",
@@ -93,7 +52,7 @@ FAMILIES = (
         f"Delaunay graph with a planted partition into n_parts connected parts of weight exactly "
         f"k ({_DU}, §2); meta optimum = k",
         {"n": 20, "n_parts": 4, "k": 10},
-        _zip_planted,
+        lazy("anonratio.instances.zip_codes.families:planted"),
     ),
 )
 
@@ -151,5 +110,10 @@ PROBLEM = Problem(
     },
     # the worst-case hunter starts from small Delaunay maps (k = 8) and changes populations and
     # adjacencies
-    hunt=Hunt(NAME, "zip-delaunay", MOVES, fixed={"k": 8, "max_weight": 5}),
+    hunt=Hunt(
+        NAME,
+        "zip-delaunay",
+        "anonratio.instances.zip_codes.moves:MOVES",
+        fixed={"k": 8, "max_weight": 5},
+    ),
 )

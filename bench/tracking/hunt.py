@@ -241,7 +241,8 @@ def _moved(
     """One valid move of ``instance`` (the move's name), or ``instance`` itself and ``"none"``
     after ``_ATTEMPTS`` refused moves; a result of more than ``max_n`` records is refused."""
     for _ in range(_ATTEMPTS):
-        name, move = spec.moves[int(rng.integers(len(spec.moves)))]
+        moves = spec.load_moves()
+        name, move = moves[int(rng.integers(len(moves)))]
         try:
             candidate = move(instance, rng)
         except ValueError:  # the move does not apply, or the instance refuses the result

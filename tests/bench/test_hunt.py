@@ -146,7 +146,7 @@ def test_moves_make_new_valid_instances_and_leave_the_input(problem, tmp_path):
     instance = generate(spec.family, seed=3, **{**spec.fixed, spec.size_param: 7})[0]
     before = instance_id(instance)
     rng = np.random.default_rng(0)
-    for name, move in spec.moves:
+    for name, move in spec.load_moves():
         for _ in range(5):
             try:
                 moved = move(instance, rng)
@@ -157,9 +157,9 @@ def test_moves_make_new_valid_instances_and_leave_the_input(problem, tmp_path):
             save_instance(tmp_path / "moved.json", moved)  # a valid instance of its problem
             assert instance_id(load_instance(tmp_path / "moved.json")[0]) == instance_id(moved)
             assert moved.params == instance.params or problem == "cellular", name
-    again = [m(instance, np.random.default_rng(9)) for _, m in spec.moves[:1]]
+    again = [m(instance, np.random.default_rng(9)) for _, m in spec.load_moves()[:1]]
     assert instance_id(again[0]) == instance_id(
-        spec.moves[0][1](instance, np.random.default_rng(9))
+        spec.load_moves()[0][1](instance, np.random.default_rng(9))
     )
 
 
