@@ -41,11 +41,12 @@ the node reached by the specializations, so no specialization is spent on a one-
 
 Privacy
 -------
-The algorithm enforces ``AlphaKAnonymity(alpha, k, value)`` (``value=None``: the frequency of
-*every* sensitive value, the generalization pycanon implements; an integer: that code's only,
-as Wong et al. define it) plus any ``privacy`` models given (the publisher passes the requested
-ones). Any model is enforced, monotone or not (step 3 ends at the parent), but the borrowing rule
-targets the frequency bound; for the other models only merging helps.
+The algorithm enforces ``k``-anonymity, ``AlphaKAnonymity(alpha, k, value)`` (``value=None``:
+the frequency of *every* sensitive value, the generalization pycanon implements; an integer:
+that code's only, as Wong et al. define it) and any ``privacy`` models given (the publisher
+passes the requested ones); an (alpha, k) model among them replaces the default ``alpha``. Any
+model is enforced, monotone or not (step 3 ends at the parent), but the borrowing rule targets
+the frequency bound; for the other models only merging helps.
 
 References
 ----------
@@ -260,7 +261,8 @@ def alpha_k_topdown(
     alpha : float, optional
         The largest relative frequency of a sensitive value in a class, in ``(0, 1]``; default
         ``DEFAULT_ALPHA`` (0.5), unless ``privacy`` holds an
-        :class:`~anonratio.instances.privacy.AlphaKAnonymity` model, which then replaces it.
+        :class:`~anonratio.instances.privacy.AlphaKAnonymity` model (and ``value`` is not
+        given), which then replaces it: the publisher passes only ``privacy``.
     value : int, optional
         The sensitive code whose frequency ``alpha`` bounds (Wong et al.'s single sensitive
         value); default every value's.
