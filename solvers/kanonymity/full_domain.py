@@ -1,4 +1,5 @@
-"""The generalization lattice of full-domain recoding, shared by Samarati, Incognito and Datafly.
+"""The generalization lattice of full-domain recoding, shared by Samarati, Incognito, Flash and
+Datafly.
 
 A *full-domain* (global) generalization publishes every attribute ``j`` of the whole table at one
 level ``L_j`` of its hierarchy; the vectors ``L`` ordered componentwise form the *generalization
@@ -9,9 +10,11 @@ Records in equivalence classes that fail the privacy model are suppressed (withh
 Everything here works on *frequency sets* (LeFevre et al. 2005): the distinct generalized tuples
 with their counts (and sensitive-value histogram). A node's frequency set is computed from the
 table's distinct rows, or *rolled up* from the frequency set of any node below it, which has
-fewer rows; the utility of a node (:data:`NODE_METRICS`) is computed from its frequency set and
-the attributes' value counts, equal to the metric of the published table
-(:mod:`anonratio.instances.kanonymity.metrics`) without building it.
+fewer rows; it is held as two integer arrays of its size, a representative distinct row and a
+count per row (:class:`FrequencySet`), so that many can be kept. The utility of a node
+(:data:`NODE_METRICS`) is computed from its frequency set and the attributes' value counts,
+equal to the metric of the published table (:mod:`anonratio.instances.kanonymity.metrics`)
+without building it.
 """
 
 from __future__ import annotations
@@ -51,36 +54,53 @@ MAX_NODES = 5_000_000
 
 
 class FrequencySet:
-    """The distinct generalized tuples of a node, with their counts.
+    """The distinct generalized tuples of a node, with their counts, kept as integer arrays.
 
-    ``tuples[r, a]`` is the group id, at the node's level, of attribute ``attrs[a]``; with a
-    sensitive attribute in play the last column is the sensitive code. ``counts[r]`` records
-    share row ``r``; ``row_class[r]`` is the equivalence class of row ``r`` (rows that share
-    their QI columns), ``0 .. n_classes - 1``. The tuples are gathered only when asked for.
+    Row ``r`` stands for the ``counts[r]`` records whose tuple generalizes, at the node's
+    ``levels`` of ``attrs``, to that of the table's distinct row ``rep[r]`` (an index into the
+    lattice's base rows, like a snapshot of ARX's history: the tuple itself is not stored, and a
+    roll-up reads the base rows' group ids at the new levels). With a sensitive attribute in play
+    a row is a distinct (tuple, sensitive value) pair and ``row_class[r]`` is its equivalence
+    class, ``0 .. n_classes - 1``; without one every row is its own class.
     """
 
-    def __init__(self, attrs, levels, counts, row_class, n_classes, columns, codes) -> None:
+    __slots__ = ("attrs", "levels", "counts", "rep", "n_classes", "_row_class", "_lattice")
+
+    def __init__(self, attrs, levels, counts, rep, row_class, n_classes, lattice) -> None:
         self.attrs = tuple(attrs)
         self.levels = tuple(levels)
         self.counts = counts
-        self.row_class = row_class
+        self.rep = rep
         self.n_classes = int(n_classes)
-        self._columns, self._codes = columns, codes
-        self._tuples: np.ndarray | None = None
+        self._row_class = row_class
+        self._lattice = lattice
+
+    @property
+    def row_class(self) -> np.ndarray:
+        """The equivalence class of each row."""
+        if self._row_class is None:
+            return np.arange(len(self.counts))
+        return self._row_class
+
+    def column(self, c: int) -> np.ndarray:
+        """The group ids of attribute ``attrs[c]`` at its level, one per row."""
+        return self._lattice._base_cols[self.attrs[c]][self.levels[c]][self.rep]
+
+    @property
+    def sensitive(self) -> np.ndarray:
+        """The sensitive code of each row (with a sensitive attribute in play)."""
+        return self._lattice._base_sensitive[self.rep]
 
     @property
     def tuples(self) -> np.ndarray:
-        """The distinct rows, shape ``(len(counts), len(attrs) [+ 1])``."""
-        if self._tuples is None:
-            first = np.empty(len(self.counts), dtype=np.int64)
-            first[self._codes[::-1]] = np.arange(len(self._codes))[::-1]
-            if self._columns:
-                # column-major: roll-ups read whole columns
-                self._tuples = np.asfortranarray(np.column_stack([c[first] for c in self._columns]))
-            else:
-                self._tuples = np.zeros((len(self.counts), 0), dtype=np.int64)
-            self._columns = self._codes = None
-        return self._tuples
+        """The distinct rows, shape ``(len(counts), len(attrs) [+ 1])`` (the sensitive code
+        last), gathered on each call."""
+        cols = [self.column(c) for c in range(len(self.attrs))]
+        if self._lattice.sensitive:
+            cols.append(self.sensitive)
+        if not cols:
+            return np.zeros((len(self.counts), 0), dtype=np.int64)
+        return np.column_stack(cols)
 
 
 def privacy_models(
@@ -181,18 +201,18 @@ class Lattice:
             self.prior = np.bincount(table.sensitive, minlength=self.n_sensitive) / self.n
         else:
             self.n_sensitive, self.prior = 0, None
-        rows, counts = np.unique(codes, axis=0, return_counts=True)
+        rows, inverse, counts = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
         self.base_counts = counts
+        self._inverse = inverse.reshape(-1)  # record -> its distinct row
         # groups[j][t]: value code -> group id at level t;  n_groups[j][t]: their number
         self.groups = [h.groups.T.astype(np.int64) for h in self.hierarchies]
         self.n_groups = [g.max(axis=1) + 1 for g in self.groups]
-        # the distinct rows' group ids at every level, computed once
+        # the distinct rows' group ids at every level, computed once: every frequency set reads
+        # its rows' tuples here (FrequencySet.rep)
         self._base_cols = [
             [g[t][rows[:, j]] for t in range(len(g))] for j, g in enumerate(self.groups)
         ]
         self._base_sensitive = rows[:, -1] if self.sensitive else None
-        self._up_maps: dict[tuple[int, int, int], np.ndarray] = {}
-        self.base = self.frequency_set(range(self.m), (0,) * self.m)
         self.checks = 0  # frequency sets evaluated against the models
         self._value_counts = [
             np.bincount(table.codes[:, j], minlength=h.n_values)
@@ -227,44 +247,29 @@ class Lattice:
         """
         attrs, levels = tuple(int(a) for a in attrs), tuple(int(t) for t in levels)
         if source is None:
-            cols = [self._base_cols[a][t] for a, t in zip(attrs, levels, strict=True)]
-            weights, sens = self.base_counts, self._base_sensitive
-        else:
-            rows = source.tuples
-            cols = []
-            for a, t in zip(attrs, levels, strict=True):
-                c = source.attrs.index(a)
-                lower = source.levels[c]
-                cols.append(rows[:, c] if lower == t else self._up(a, lower, t)[rows[:, c]])
-            weights = source.counts
-            sens = rows[:, -1] if self.sensitive else None
-        return self._aggregate(attrs, levels, cols, weights, sens)[0]
+            return self._aggregate(attrs, levels, None, self.base_counts)[0]
+        return self._aggregate(attrs, levels, source.rep, source.counts)[0]
 
-    def _aggregate(self, attrs, levels, cols, weights, sens) -> tuple[FrequencySet, np.ndarray]:
-        """The frequency set of rows given as group-id columns, and the row of each input row."""
+    def _aggregate(self, attrs, levels, rep, weights) -> tuple[FrequencySet, np.ndarray]:
+        """The frequency set of the base rows ``rep`` (all of them when ``None``) weighted by
+        ``weights``, and the row of each input row."""
+        cols = [self._base_cols[a][t] for a, t in zip(attrs, levels, strict=True)]
+        sens = self._base_sensitive
+        if rep is not None:
+            cols = [c[rep] for c in cols]
+            sens = sens[rep] if sens is not None else None
         radix = [int(self.n_groups[a][t]) for a, t in zip(attrs, levels, strict=True)]
         qcode, n_classes = _factorize(_mixed_key(cols, radix, len(weights)), radix=radix)
-        if self.sensitive:
+        row_class = None
+        if sens is not None:
             codes, uniq = _factorize(qcode * self.n_sensitive + sens, uniques=True)
             row_class = uniq // self.n_sensitive
-            cols = [*cols, sens]
         else:
-            codes, row_class = qcode, None
+            codes = qcode
         counts = np.bincount(codes, weights=weights).astype(np.int64)
-        if row_class is None:
-            row_class = np.arange(len(counts))
-        return FrequencySet(attrs, levels, counts, row_class, n_classes, cols, codes), codes
-
-    def _up(self, a: int, lower: int, upper: int) -> np.ndarray:
-        """Group id at level ``upper`` of each group id at level ``lower`` of attribute ``a``."""
-        key = (a, lower, upper)
-        out = self._up_maps.get(key)
-        if out is None:
-            g = self.groups[a]
-            out = np.zeros(self.n_groups[a][lower], dtype=np.int64)
-            out[g[lower]] = g[upper]
-            self._up_maps[key] = out
-        return out
+        first = np.empty(len(counts), dtype=np.int64)  # a base row of each new row
+        first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1) if rep is None else rep[::-1]
+        return FrequencySet(attrs, levels, counts, first, row_class, n_classes, self), codes
 
     def classes(self, fs: FrequencySet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(class of each row, class sizes, class histograms)`` of a frequency set (the
@@ -273,7 +278,7 @@ class Lattice:
         sizes = np.bincount(cls, weights=fs.counts, minlength=fs.n_classes).astype(np.int64)
         if not self.sensitive:
             return cls, sizes, np.zeros((fs.n_classes, 0), dtype=np.int64)
-        flat = cls * self.n_sensitive + fs.tuples[:, -1]
+        flat = cls * self.n_sensitive + fs.sensitive
         hist = np.bincount(flat, weights=fs.counts, minlength=fs.n_classes * self.n_sensitive)
         return cls, sizes, hist.astype(np.int64).reshape(fs.n_classes, self.n_sensitive)
 
@@ -335,12 +340,11 @@ class Lattice:
 
     def recoding(self, levels: Sequence[int] | np.ndarray, method: str) -> Recoding:
         """The published table of a node: the records of failing classes suppressed."""
-        t = self.table
-        cols = [self.groups[j][lv][t.codes[:, j]] for j, lv in enumerate(levels)]
-        sens = t.sensitive.astype(np.int64) if self.sensitive and t.sensitive is not None else None
-        fs, row = self._aggregate(range(self.m), levels, cols, np.ones(self.n), sens)
+        lv = tuple(int(t) for t in levels)
+        fs, row = self._aggregate(tuple(range(self.m)), lv, None, self.base_counts)
+        failing = self.failing_rows(fs)[row[self._inverse]]
         return Recoding.full_domain(
-            t, levels, self.failing_rows(fs)[row], hierarchies=self.hierarchies, method=method
+            self.table, levels, failing, hierarchies=self.hierarchies, method=method
         )
 
     # -- utility ----------------------------------------------------------------------------
@@ -403,7 +407,7 @@ class Lattice:
         base = float(self.separable_bounds(metric, lv[None, :])[0])
         if s == 0:
             return base
-        rows, cnt = fs.tuples[failing], fs.counts[failing].astype(float)
+        cnt = fs.counts[failing].astype(float)
         extra = 0.0  # what suppressing those rows adds to the unsuppressed value
         for j in range(m):
             h, t = self.hierarchies[j], int(lv[j])
@@ -415,10 +419,10 @@ class Lattice:
                 extra += s * (not self._star_levels(j)[t])
             elif metric == "non-uniform-entropy":
                 cg = np.bincount(h.groups[:, t], weights=self._value_counts[j])
-                extra += float(cnt @ np.log2(n / cg[rows[:, j]]))
+                extra += float(cnt @ np.log2(n / cg[fs.column(j)[failing]]))
             else:  # ncp
                 d, offsets = hierarchy_domain(h)
-                span = d.span[offsets[t] + rows[:, j]]
+                span = d.span[offsets[t] + fs.column(j)[failing]]
                 extra += w[j] * float(cnt @ (1 - span)) / (n * w.sum())
         return base + extra
 
