@@ -35,8 +35,8 @@ At a node ``(H, T)``:
 1. ``PRUNE-USELESS-VALUES``: a tail value that splits no equivalence class of ``H`` of ``k`` or
    more records is dropped from ``T``: in any descendant it splits only classes that ``H``
    already suppresses (suppressed in every descendant) or none, so a descendant with it costs
-   exactly what the one without it costs. (The paper's own statement of the test is not in the
-   material available here; this is the test its description implies.)
+   exactly what the one without it costs. (Only the paper's abstract and the survey's account
+   were at hand: the test is the one the step's name and the cost imply.)
 2. The node's cost updates the best cost ``c`` (and the best anonymization, kept for the
    anytime answer).
 3. ``PRUNE(H, T, c)``: with the *allset* ``A = H ∪ T`` (the most specialized anonymization of the
@@ -48,11 +48,14 @@ At a node ``(H, T)``:
    subtree is pruned; else every ``v`` of ``T`` with ``LB(H ∪ {v}, A) >= c`` is removed from
    ``T`` (it can improve on ``c`` in no descendant of ``H``, not only as a child: the survey's
    ``Prune(root, node)``), and the test repeats with the smaller allset until nothing changes.
+   The survey gives the bound's idea (a subtree's solutions suppress more tuples than its
+   root); the per-tuple ``max(k, |E_A(t)|)`` term is derived here from the same monotonicity.
 4. ``REORDER-TAIL``: ``T`` is sorted by the number of classes of ``H ∪ {v}``, most first (ties in
    alphabet order): the values that split most, likely to be pruned soon, get the largest
    subtrees and then leave the allset of their later siblings, whose bounds tighten. (The
-   paper's criterion is not retrievable here; on kanon-random tables this order visited fewer
-   nodes than the ascending one.)
+   paper's criterion was not at hand; on kanon-random tables this order visited fewer nodes
+   than the ascending one and than the alphabet order: 80 against 227 and 227 nodes at
+   n = 100, m = 3, k = 5, 4 to 8 values per attribute, seed 0.)
 5. For each ``v`` of ``T`` in turn: ``v`` leaves ``T``, the child ``(H ∪ {v}, T)`` is searched,
    and ``PRUNE(H, T, c)`` runs again with the improved ``c``.
 
