@@ -2,11 +2,14 @@
 paper's findings tested on the data.
 
 :func:`ldiv_frame` keeps the TP, TP+ and Hilbert runs on SAL-like (``ldiv-sal``) and Adult
-(``ldiv-adult``) tables with their ``d``, ``l``, ``n``, stars and TP's phase;
-:func:`check_findings` tests the paper's statements; :func:`write_ldiv` draws stars against l
-(d = 7), stars against d (l = 6) and runtime against n, and writes ``ldiv_findings.json`` /
-``.md``; :func:`report_findings` is the report's hook
+(``ldiv-adult``) tables with their ``d``, ``l``, ``n``, SAL ``projection``, stars and TP's
+phase; :func:`check_findings` tests the paper's statements; :func:`write_ldiv` draws stars
+against l (d = 7), stars against d (l = 6) and runtime against n (d = 7, l = 6), and writes
+``ldiv_findings.json`` / ``.md``; :func:`report_findings` is the report's hook
 (:mod:`anonratio.bench.report.findings`), which calls them when such runs are present.
+
+As in the paper, SAL-d is every projection of the table onto d of its 7 attributes: stars per
+d are means over the projections (and seeds) present, :func:`per_d_means`.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ __all__ = [
     "check_findings",
     "write_ldiv",
     "findings_markdown",
+    "means_markdown",
+    "per_d_means",
     "report_findings",
     "ALGORITHMS",
 ]
@@ -62,6 +67,7 @@ def ldiv_frame(df: pd.DataFrame) -> pd.DataFrame:
             "n": pd.to_numeric(d["n"]),
             "d": params.map(lambda p: p.get("d")),
             "l": params.map(lambda p: p.get("l")),
+            "projection": params.map(lambda p: p.get("projection", 0)),
             "stars": pd.to_numeric(d["stars"]),
             "phase": info.map(lambda i: i.get("phase")),
             "time_s": pd.to_numeric(d["time_s"]),
@@ -70,16 +76,38 @@ def ldiv_frame(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _paired(frame: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
-    """Stars of ``a`` and ``b`` on the same instances (family, n, d, l, seed)."""
-    key = ["family", "n", "d", "l", "seed"]
+    """Stars of ``a`` and ``b`` on the same instances (family, n, d, l, projection, seed)."""
+    key = ["family", "n", "d", "l", "projection", "seed"]
     left = frame[frame["algorithm"] == a].set_index(key)["stars"]
     right = frame[frame["algorithm"] == b].set_index(key)["stars"]
     both = pd.concat([left.rename(a), right.rename(b)], axis=1).dropna()
     return both.reset_index()
 
 
+def per_d_means(frame: pd.DataFrame, l: int = 6) -> pd.DataFrame:
+    """Mean stars per d (rows) and algorithm (columns) on the SAL-like tables with ``l``, as the
+    paper averages SAL-d over its projections: at the largest n with runs over several d, over
+    the instances (projections and seeds) every algorithm ran on; a column ``tables`` counts
+    them."""
+    sal = frame[(frame["family"] == "ldiv-sal") & (frame["l"] == l) & frame["d"].notna()]
+    if sal.empty:
+        return pd.DataFrame()
+    spread = sal.groupby("n")["d"].nunique()
+    sal = sal[sal["n"] == spread[spread == spread.max()].index.max()]
+    key = ["d", "projection", "seed"]
+    wide = sal.pivot_table(index=key, columns="algorithm", values="stars", aggfunc="first")
+    wide = wide.dropna()
+    if wide.empty:
+        return pd.DataFrame()
+    means = wide.groupby(level="d").mean()
+    means["tables"] = wide.groupby(level="d").size()
+    means.attrs["n"] = int(sal["n"].iloc[0])
+    return means
+
+
 def _exponent(frame: pd.DataFrame, algorithm: str) -> float | None:
     t = frame[(frame["algorithm"] == algorithm) & (frame["n"] >= 50_000)]
+    t = t[(t["family"] == "ldiv-sal") & (t["d"] == 7) & (t["l"] == 6)]
     t = t.groupby("n")["time_s"].median()
     if len(t) < 3:
         return None
@@ -105,18 +133,32 @@ def check_findings(frame: pd.DataFrame) -> list[dict[str, Any]]:
             share == 1.0,
             f"TP+ <= {other} on {share:.0%} of {len(p)} runs; median saving {gain:.1%}",
         )
-    p = _paired(frame[frame["d"].notna()], "tp", "hilbert")
-    if not p.empty and p["d"].nunique() > 1:
-        by_d = (p["tp"] / p["hilbert"].replace(0, np.nan)).groupby(p["d"]).median()
+    means = per_d_means(frame)
+    if len(means) > 1 and {"tp", "hilbert"} <= set(means.columns):
+        by_d = means["tp"] / means["hilbert"].replace(0, np.nan)
         small, large = by_d.iloc[0], by_d.iloc[-1]
         add(
             "TP beats Hilbert for small d and loses for large d",
             bool(small < 1 < large),
-            "median TP / Hilbert stars per d: "
-            + ", ".join(f"d={int(k)}: {v:.2f}" for k, v in by_d.items()),
+            f"TP / Hilbert of the mean stars over the SAL-d tables (l = 6, n = "
+            f"{means.attrs['n']:,}): "
+            + ", ".join(
+                f"d={int(k)}: {v:.2f} ({int(means['tables'][k])})" for k, v in by_d.items()
+            ),
         )
     else:
         add("TP beats Hilbert for small d and loses for large d", None, "no runs over d")
+    if len(means) > 0 and set(ALGORITHMS) <= set(means.columns):
+        best = means["tp-plus"] <= means[["tp", "hilbert"]].min(axis=1)
+        add(
+            "TP+ needs fewer stars than TP and Hilbert on average over SAL-d, for every d",
+            bool(best.all()),
+            "mean stars TP+ / min(TP, Hilbert) per d: "
+            + ", ".join(
+                f"d={int(k)}: {v:.2f}"
+                for k, v in (means["tp-plus"] / means[["tp", "hilbert"]].min(axis=1)).items()
+            ),
+        )
     tp = frame[frame["algorithm"] == "tp"]
     if not tp.empty:
         share = float((tp["phase"] == 3).mean())
@@ -141,7 +183,19 @@ def findings_markdown(findings: list[dict[str, Any]]) -> str:
     return "\n".join(f"- {f['text']}: **{word[f['holds']]}** ({f['detail']})" for f in findings)
 
 
+def means_markdown(means: pd.DataFrame) -> str:
+    """:func:`per_d_means` as a Markdown table (mean stars per d and algorithm)."""
+    algs = [a for a in ALGORITHMS if a in means.columns]
+    head = f"Mean stars over the SAL-d tables (l = 6, n = {means.attrs.get('n', 0):,}):\n\n"
+    rows = ["| d | tables | " + " | ".join(algs) + " |", "|---" * (len(algs) + 2) + "|"]
+    for d, row in means.iterrows():
+        cells = " | ".join(f"{row[a]:,.0f}" for a in algs)
+        rows.append(f"| {int(d)} | {int(row['tables'])} | {cells} |")
+    return head + "\n".join(rows)
+
+
 def _line_plot(frame: pd.DataFrame, x: str, fixed: dict[str, Any], path: Path, title: str) -> bool:
+    """Mean stars against ``x`` at the ``fixed`` values (means over projections and seeds)."""
     sel = frame[(frame["family"] == "ldiv-sal")]
     for key, value in fixed.items():
         sel = sel[sel[key] == value]
@@ -154,7 +208,7 @@ def _line_plot(frame: pd.DataFrame, x: str, fixed: dict[str, Any], path: Path, t
         if not s.empty:
             ax.plot(s.index, s.to_numpy(), marker="o", color=algorithm_color(alg), label=alg)
     ax.set_xlabel(x)
-    ax.set_ylabel("stars (mean over seeds)")
+    ax.set_ylabel("stars (mean over projections and seeds)")
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
@@ -169,11 +223,12 @@ def write_ldiv(frame: pd.DataFrame, findings: list[dict[str, Any]], out_dir: Pat
     n = int(frame["n"].mode().iloc[0]) if not frame.empty else 0
     for x, fixed, name, title in (
         ("l", {"d": 7, "n": n}, "ldiv_stars_vs_l.png", f"SAL-like, d = 7, n = {n}: stars vs l"),
-        ("d", {"l": 6, "n": n}, "ldiv_stars_vs_d.png", f"SAL-like, l = 6, n = {n}: stars vs d"),
+        ("d", {"l": 6, "n": n}, "ldiv_stars_vs_d.png", f"SAL-d, l = 6, n = {n}: stars vs d"),
     ):
         if _line_plot(frame, x, fixed, out_dir / name, title):
             written.append(out_dir / name)
     big = frame[(frame["n"] >= 50_000) & (frame["family"] == "ldiv-sal")]
+    big = big[(big["d"] == 7) & (big["l"] == 6)]
     if big["n"].nunique() >= 2:
         fig = new_figure(7.0, 4.2)
         ax = fig.subplots()
@@ -191,6 +246,9 @@ def write_ldiv(frame: pd.DataFrame, findings: list[dict[str, Any]], out_dir: Pat
     js, md = out_dir / "ldiv_findings.json", out_dir / "ldiv_findings.md"
     atomic_write(js, lambda fh: json.dump(findings, fh, indent=1), mode="w", encoding="utf-8")
     text = "# Findings of Xiao et al. (2010), §6.1\n\n" + findings_markdown(findings) + "\n"
+    means = per_d_means(frame)
+    if not means.empty:
+        text += "\n" + means_markdown(means) + "\n"
     atomic_write(md, lambda fh: fh.write(text), mode="w", encoding="utf-8")
     return [*written, js, md]
 
