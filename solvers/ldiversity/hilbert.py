@@ -13,9 +13,9 @@ starred. The steps as implemented:
    the curve's hierarchy, not in its last bit. The index is Skilling's transform ("Programming
    the Hilbert curve", AIP Conf. Proc. 707, 2004), vectorized over the distinct points.
 2. *Buckets.* The records are bucketed by sensitive value, each bucket in curve order (the
-   one-dimensional l-diversity heuristic of Ghinita et al.; the l-eligibility condition is
-   theirs and Anatomy's: a set splits into l-diverse groups iff no value holds more than a
-   ``1/l`` share of it).
+   one-dimensional l-diversity heuristic of Ghinita et al.). What the grouping must preserve
+   is l-eligibility (Xiao and Tao, "Anatomy", VLDB 2006; §3 of Xiao et al. 2010): a set splits
+   into l-eligible groups iff no sensitive value holds more than a ``1/l`` share of it.
 3. *Groups.* While at least ``2 l`` records remain, a group of exactly ``l`` records with ``l``
    distinct sensitive values is formed: the first remaining record on the curve, the head of
    every bucket that must give a record for the rest to stay l-eligible (``l c_v > n' - l``,
@@ -23,17 +23,20 @@ starred. The steps as implemented:
    rest (fewer than ``2 l`` records, or in the rare end case where more than ``l`` buckets are
    critical, fewer than ``l (l + 1)``) is the last group, l-eligible by the invariant.
 
-Group sizes follow the bound that makes this sufficient: since starring a subset of a group
-never costs more than starring the group, some optimal partition has only groups of fewer
-than ``2 l`` records (an l-eligible set of ``>= 2 l`` records splits into l-eligible parts).
+Group sizes follow the bound that makes small groups sufficient: starring a subset of a group
+never costs more than starring the group, and an l-eligible set of ``>= 2 l`` records splits
+into l-eligible parts (Anatomy's grouping: rounds of ``l`` distinct values, the few records
+left joining groups that lack their value), so some optimal partition has only groups of
+fewer than ``2 l`` records.
 
-What was not retrievable: the full text of Ghinita et al. (only its abstract and framework
-are in reach here). From it we keep the framework (Hilbert mapping, then the one-dimensional
-l-diverse partitioning by sensitive-value buckets, in O(n log n)); the choice of the nearest
-heads, the critical-bucket rule that preserves eligibility and the end group are this
-module's reading of that heuristic, and the domain scaling of step 1 ("normalized"
-coordinates) is a choice: with raw codes the SAL-like tables (d = 7, l = 6, n = 100,000)
-need 607,120 stars instead of 478,752.
+What was not retrievable: the body of Ghinita et al. (only its abstract could be read when
+this was written), so not their exact selection rule nor any bound they prove for the
+one-dimensional l-diversity problem. Kept from the paper: the framework (Hilbert mapping,
+then a one-dimensional l-diverse partitioning by sensitive-value buckets, O(n log n)).
+This module's reading: the nearest heads, the critical-bucket rule that preserves
+eligibility and the end group of step 3, and the domain scaling of step 1 ("normalized"
+coordinates; with raw codes the SAL-like table of ``sal_like(100_000, d=7, l=6, seed=0)``
+needs 607,120 stars instead of 478,752).
 """
 
 from __future__ import annotations
