@@ -141,6 +141,8 @@ def anonymize(
     keep_suppressed: bool = False,
     seed: int | None = 0,
     time_limit: float = 60.0,
+    bound: str = "fast",
+    utility: str | Sequence[str] | None = None,
 ) -> tuple[pd.DataFrame, AnonymizationResult]:
     """Publish a k-anonymous (optionally l-diverse, t-close, ...), an l-diverse or a clustered
     version of a DataFrame.
@@ -178,8 +180,8 @@ def anonymize(
         ``"r-cellular"``.
     privacy : str, PrivacyModel or list of them, optional
         Models besides k-anonymity, e.g. ``"l-diversity:l=3"`` or ``TCloseness(0.2, "ordered")``;
-        they need ``sensitive`` and an algorithm that enforces them (the full-domain ones); any
-        other algorithm refuses them.
+        they need ``sensitive`` and an algorithm that enforces them (the full-domain ones and
+        ``"alpha-k-topdown"``); any other algorithm refuses them.
     sensitive : str, optional
         The sensitive column (published unchanged).
     max_suppression : float
@@ -199,6 +201,15 @@ def anonymize(
     seed : int or None
     time_limit : float
         Seconds, for the algorithms that take a limit (the exact models).
+    bound : {"fast", "none", "default", "strong"}
+        The lower bound the certified ratio is over (:mod:`anonratio.bench.engine.bounds`):
+        ``"fast"`` (default) the problem's cheapest valid bound, near linear in the table;
+        ``"default"`` the bound sweeps use (k-anonymity's nearest-neighbour bound, a k-NN
+        search); ``"strong"`` the LP relaxation's bound within ``time_limit``; ``"none"`` skips
+        it. ``result.lower_bound_source`` says which, ``result.bound_time_s`` its time.
+    utility : str or list of str, optional
+        The utility metrics to report (:data:`~anonratio.instances.kanonymity.metrics.METRICS`,
+        or ``"all"``); default every metric but the costly KL-divergence.
 
     Returns
     -------
@@ -235,6 +246,8 @@ def anonymize(
         keep_suppressed=keep_suppressed,
         seed=seed,
         time_limit=time_limit,
+        bound=bound,
+        utility=utility,
     )
     return publish(request, Source(df, partial(Table.from_dataframe, df)))
 

@@ -85,6 +85,11 @@ class Problem:
         algorithm -> the sizes timed only in the long asv set (10 s or more each).
     hunt : Hunt, optional
         How the worst-case hunter searches it.
+    strong_bound : str, optional
+        ``"module:function"`` of the problem's strongest lower bound,
+        ``function(instance, *, time_limit, seed) -> result`` with ``result.value`` and
+        ``result.source`` (an LP relaxation's Lagrangian bound), which ``bound="strong"`` runs
+        (:mod:`anonratio.bench.engine.bounds`); None: the registered bound is the strongest.
     publisher : str, optional
         ``"module:attribute"`` of the publisher ``anonratio anonymize`` uses for its algorithms
         (:class:`~anonratio.bench.publish.publisher.Publisher`); None: not publishable.
@@ -105,6 +110,7 @@ class Problem:
     asv_overrides: Mapping[str, Mapping[str, Candidates]] = field(default_factory=dict)
     asv_slow: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     hunt: Hunt | None = None
+    strong_bound: str | None = None
     publisher: str | None = None
 
     def __post_init__(self) -> None:

@@ -21,6 +21,7 @@ __all__ = [
     "Verification",
     "verify",
     "lower_bound",
+    "fast_lower_bound",
     "register_problem",
     "instance_to_dict",
     "instance_from_dict",
@@ -90,6 +91,14 @@ def verify(instance: Any, solution: Any, *, strict: bool = True) -> Verification
 def lower_bound(instance: Any) -> tuple[float, str]:
     """A cheap valid lower bound on the optimum: ``(value, source)``."""
     raise TypeError(f"no lower bound registered for {type(instance).__name__}")
+
+
+@singledispatch
+def fast_lower_bound(instance: Any) -> tuple[float, str]:
+    """The cheapest valid lower bound a problem offers, ``(value, source)``: linear or near it in
+    the instance's size, for a run that must not spend more on its bound than on its solution.
+    The problem's :func:`lower_bound` when it registers nothing cheaper."""
+    return lower_bound(instance)
 
 
 def finish_verification(violations: list[str], value: float | None, strict: bool) -> Verification:

@@ -107,3 +107,13 @@ def reverify_published(
 def reverify():
     """:func:`reverify_published`, for the anonymize tests."""
     return reverify_published
+
+
+@pytest.fixture(autouse=True)
+def _fresh_bounds():
+    """Each test computes its instance bounds itself: the runner keeps them for the process
+    (:mod:`anonratio.bench.engine.bounds`), which would let one test's bound answer another's."""
+    from anonratio.bench.engine.bounds import clear_cache
+
+    clear_cache()
+    yield

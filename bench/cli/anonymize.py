@@ -47,6 +47,8 @@ CLI_NAMES = {
     "keep_suppressed": "--keep-suppressed",
     "seed": "--seed",
     "time_limit": "--time-limit",
+    "bound": "--bound",
+    "utility": "--utility",
 }
 
 #: print progress lines for tables at least this large
@@ -92,6 +94,8 @@ def _request(args: argparse.Namespace) -> Any:
         seed=args.seed,
         time_limit=args.time_limit,
         names=CLI_NAMES,
+        bound=args.bound,
+        utility=args.utility,
     )
     if args.withheld_rows is not None and not request.publisher.withheld_rows:
         takers = [p for p, publisher in publishers().items() if publisher.withheld_rows]
@@ -202,7 +206,11 @@ def _print_text(info: dict[str, Any], what: str) -> None:
         ("algorithm", f"{info['algorithm']} ({info['status']}, {info['recoding']})"),
         ("verified", verified + ")"),
         ("cost", cost),
-        ("lower bound", f"{fmt(info['lower_bound'])} ({info['lower_bound_source']})"),
+        (
+            "lower bound",
+            f"{fmt(info['lower_bound'])} ({info['lower_bound_source']}, "
+            f"{info['bound_time_s']:.2g} s; --bound for another)",
+        ),
         ("certified ratio", f"{fmt(info['certified_ratio'])} ({info['certified_ratio_of']})"),
         ("guarantee", f"{fmt(info['guarantee'])}  [{info['guarantee_text']}]"),
         ("time", f"{info['time_s']:.3g} s"),

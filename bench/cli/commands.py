@@ -186,7 +186,9 @@ def _load_for_solve(args: argparse.Namespace) -> tuple[Any, dict, Any]:
 def _print_solve(args: argparse.Namespace, instance: Any, algo: Any, record: Any) -> None:
     lb = fmt(record.lower_bound)
     if record.lower_bound_source:
-        lb += f" ({record.lower_bound_source})"
+        spent = record.bound_time_s
+        took = "" if spent is None or math.isnan(spent) else f", bound {spent:.2g} s"
+        lb += f" ({record.lower_bound_source}{took})"
     if record.optimum_status == "opt":
         opt = f"{fmt(record.optimum)} (opt, proven)"
     elif not math.isnan(record.optimum):
@@ -224,6 +226,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         time_limit=args.time_limit,
         family=meta.get("family", "file"),
         meta=meta,
+        bound=args.bound,
     )
     doc = None
     if args.json:

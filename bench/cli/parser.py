@@ -108,7 +108,21 @@ def _add_solve(sub: _Sub) -> None:
     )
     p.add_argument("--time-limit", type=_positive_float, default=60.0, metavar="S")
     p.add_argument("--seed", type=int, default=0)
+    _add_bound(p, "default")
     _add_json(p)
+
+
+def _add_bound(p: argparse.ArgumentParser, default: str) -> None:
+    """``--bound``: the effort of the lower bound the certified ratio is over."""
+    from anonratio.bench.engine.bounds import BOUNDS
+
+    p.add_argument(
+        "--bound",
+        choices=BOUNDS,
+        default=default,
+        help=f"the lower bound of the certified ratio: none, fast (the cheapest valid), default "
+        f"(what sweeps use), strong (an LP bound within --time-limit); default: {default}",
+    )
 
 
 def _add_run_and_report(sub: _Sub) -> None:
@@ -193,6 +207,13 @@ def _add_anonymize(sub: _Sub) -> None:
     )
     p.add_argument("--time-limit", type=_positive_float, default=60.0, metavar="S")
     p.add_argument("--seed", type=int, default=0)
+    _add_bound(p, "fast")
+    p.add_argument(
+        "--utility",
+        metavar="METRIC,...",
+        help="the utility metrics to report, or `all` (default: every one but the costly "
+        "kl-divergence)",
+    )
     p.add_argument("--sep", help="field separator (default: detected)")
     p.add_argument("--out", required=True, metavar="OUT.csv")
     p.add_argument(

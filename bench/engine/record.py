@@ -88,6 +88,7 @@ EXTRA_COLUMNS = [
     "known_optimum",
     "run_lower_bound",
     "run_lower_bound_source",
+    "bound_time_s",
     "best_known",
     "ratio_at_least",
     "exact_agree",
@@ -168,6 +169,7 @@ class RunRecord:
     known_optimum: float = _NAN
     run_lower_bound: float = 0.0
     run_lower_bound_source: str = "none"
+    bound_time_s: float = _NAN
     #: the least verified cost of the instance over the frame's runs (its optimum when proven)
     best_known: float = _NAN
     #: cost / best_known: the true ratio is at least this (and at most ``certified_ratio``)

@@ -16,9 +16,10 @@ from typing import Any
 from anonratio.bench.declarations import Algorithm
 from anonratio.bench.engine._finalize import RTOL
 from anonratio.bench.engine._pool import PeakMemory
+from anonratio.bench.engine.bounds import instance_bound
 from anonratio.bench.engine.record import RunRecord, json_text, package_version, scalar_info
 from anonratio.bench.registry import PROBLEMS, get_algorithm
-from anonratio.instances import Solution, instance_id, lower_bound, verify
+from anonratio.instances import Solution, instance_id, verify
 from anonratio.instances.base import cold_copy
 
 __all__ = ["describe_instance", "run_algorithm"]
@@ -55,12 +56,18 @@ def describe_instance(instance: Any, family: str, meta: dict | None) -> RunRecor
     return record
 
 
-def _instance_bound(record: RunRecord, instance: Any, proven: float | None) -> tuple[float, str]:
-    """The instance's cheap lower bound, or the family's proven one (gadgets) when larger."""
+def _instance_bound(
+    record: RunRecord, instance: Any, proven: float | None, bound: str = "default"
+) -> tuple[float, str]:
+    """The instance's lower bound at effort ``bound`` (:mod:`.bounds`; its time in
+    ``bound_time_s``), or the family's proven one (gadgets) when larger."""
     value, source = 0.0, "none"
     try:
-        found, how = lower_bound(instance)
+        found, how, spent = instance_bound(
+            instance, bound, key=record.instance, time_limit=record.time_limit, seed=record.seed
+        )
         value, source = float(found), str(how)
+        record.bound_time_s = spent
     except Exception as exc:  # a broken bound must not lose the run
         record.error = f"lower bound failed: {type(exc).__name__}: {exc}"
     if proven is not None and float(proven) > value:
@@ -186,10 +193,12 @@ def run_algorithm(
     options: Any = None,
     proven: float | None = None,
     bounds: dict | None = None,
+    bound: str = "default",
 ) -> RunRecord:
     """Run ``algorithm`` on a cold copy of ``instance`` (its time includes what it builds, e.g.
-    FOREST's neighbours) and complete ``record``; then the instance bound, from that copy, once
-    per batch with ``bounds``; ``proven``: a bound the family proves."""
+    FOREST's neighbours) and complete ``record``; then the instance bound at effort ``bound``
+    (:mod:`.bounds`), from that copy, once per batch with ``bounds``; ``proven``: a bound the
+    family proves."""
     _start_run(record, algorithm, seed, time_limit)
     work = cold_copy(instance)
     alg = _lookup(record, algorithm, instance, options)
@@ -199,7 +208,7 @@ def run_algorithm(
         _verify(record, instance, solution)
         _run_bound(record, alg, solution)
     if bounds is None or "bound" not in bounds:
-        value, source = _instance_bound(record, work, proven)
+        value, source = _instance_bound(record, work, proven, bound)
         if bounds is not None:
             bounds["bound"] = (value, source)
     else:

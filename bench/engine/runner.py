@@ -37,6 +37,7 @@ import pandas as pd
 
 from anonratio.bench.engine._finalize import RTOL, finalize, load_reference_optima
 from anonratio.bench.engine._sweep import run_sweep, sweep_iv
+from anonratio.bench.engine.bounds import check_bound
 from anonratio.bench.engine.journal import Journal
 from anonratio.bench.engine.record import (
     RunRecord,
@@ -106,6 +107,7 @@ def run_record(
     family: str = "file",
     meta: dict | None = None,
     options: dict | None = None,
+    bound: str = "default",
 ) -> RunRecord:
     """Run one registered algorithm on one instance and return its verified :class:`RunRecord`.
 
@@ -126,6 +128,9 @@ def run_record(
         a proven ``lower_bound``.
     options : dict, optional
         More options of the algorithm (``{"max_suppression": 0.02}``).
+    bound : {"none", "fast", "default", "strong"}
+        The effort of the instance's lower bound (:data:`~anonratio.bench.engine.bounds.BOUNDS`;
+        ``strong`` gets ``time_limit`` of its own); its time is ``bound_time_s``.
 
     Returns
     -------
@@ -143,6 +148,7 @@ def run_record(
         A ``seed``, ``time_limit``, ``family`` or ``meta`` of the wrong kind.
     """
     seed, time_limit = _run_iv(seed, time_limit, family, meta)
+    bound = check_bound(bound)
     return run_algorithm(
         describe_instance(instance, family, meta),
         instance,
@@ -151,6 +157,7 @@ def run_record(
         time_limit=time_limit,
         options=options,
         proven=(meta or {}).get("lower_bound"),
+        bound=bound,
     )
 
 
@@ -169,6 +176,7 @@ def run_and_finalize(
     meta: dict | None = None,
     reference: dict | str | Path | None = None,
     options: dict | None = None,
+    bound: str = "default",
 ) -> RunRecord:
     """:func:`run_record`, then :func:`finalize` (with ``reference``) on that single run.
 
@@ -184,6 +192,7 @@ def run_and_finalize(
         family=family,
         meta=meta,
         options=options,
+        bound=bound,
     )
     row = finalize(pd.DataFrame([record.to_row()]), reference=reference).iloc[0].to_dict()
     final = RunRecord.from_row(row, solution=record.solution)

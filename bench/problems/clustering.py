@@ -394,6 +394,7 @@ _OWN: dict[str, dict[str, Any]] = {
         size=None,
         worst_found="primal-dual",
         contract=("cellular-uniform", {"n": 8, "facility_scale": 0.3}),
+        strong_bound="anonratio.exact.clustering.lp_bound:lp_bound",
         asv_sizes={
             "small": (("cellular-uniform", {"n": 500, "facility_scale": 0.1}),),
             "large": (("cellular-uniform", {"n": 5000, "facility_scale": 0.05}),),
@@ -415,6 +416,7 @@ _OWN: dict[str, dict[str, Any]] = {
         },
         # the bound's column generation takes 10 s or more at both sizes
         asv_slow={"r-cellular-certified": ("small", "large")},
+        strong_bound="anonratio.exact.clustering.lp_bound:lp_bound",
         reference=(
             reference("rcellular-uniform-16-r3", "rcellular-uniform", n=16, r=3),
             reference("rcellular-heavy-14-r2", "rcellular-heavy", n=14, r=2),

@@ -82,7 +82,8 @@ class AnonymizationResult:
         recodings, whose levels may generalize a class beyond what it needs.
     lower_bound : float
         The best proven lower bound on the optimal cost (the optimum when proven), and
-        ``lower_bound_source`` what proves it.
+        ``lower_bound_source`` what proves it, ``bound_time_s`` the seconds it took (the
+        request's ``bound`` effort: :mod:`anonratio.bench.engine.bounds`).
     certified_ratio : float or None
         ``published_cost / lower_bound`` (:data:`RATIO_OF`): the published table is at most
         this far from the optimum; ``None`` when the bound is 0 and the cost is not.
@@ -147,6 +148,7 @@ class AnonymizationResult:
     solution: Solution = field(default=None, repr=False)  # type: ignore[assignment]
     recoded: Any = field(default=None, repr=False)
     size_name: str = field(default="k", repr=False)
+    bound_time_s: float = 0.0
 
     @property
     def bound_source(self) -> str:
@@ -171,8 +173,8 @@ class AnonymizationResult:
             f"{self.algorithm} ({self.recoding}): {self.problem} {what}, {self.n_classes} "
             f"classes, {self.n_suppressed} suppressed tuples, {self.time_s:.3g} s",
             f"published cost {self.published_cost:.6g}{partition}; lower bound "
-            f"{self.lower_bound:.6g} ({self.lower_bound_source}); certified ratio ({RATIO_OF}) "
-            f"{ratio}",
+            f"{self.lower_bound:.6g} ({self.lower_bound_source}, {self.bound_time_s:.2g} s); "
+            f"certified ratio ({RATIO_OF}) {ratio}",
         ]
         if self.levels:
             lines.append("levels: " + ", ".join(f"{a}={v}" for a, v in self.levels.items()))
@@ -197,6 +199,7 @@ class AnonymizationResult:
             "published_cost": self.published_cost,
             "lower_bound": self.lower_bound,
             "lower_bound_source": self.lower_bound_source,
+            "bound_time_s": self.bound_time_s,
             "certified_ratio": self.certified_ratio,
             "certified_ratio_of": RATIO_OF,
             "guarantee": self.guarantee,
@@ -252,6 +255,7 @@ def _run(request: Request, instance: Any, progress: Callable[[str], None] | None
         seed=request.seed,
         time_limit=request.time_limit,
         options=dict(request.options) or None,
+        bound=request.bound,
     )
     solution = record.solution
     if solution is None or solution.labels is None:
@@ -317,6 +321,7 @@ def publish(
         published_cost=float(out.published_cost),
         lower_bound=bound,
         lower_bound_source=str(record.lower_bound_source),
+        bound_time_s=_finite(record.bound_time_s) or 0.0,
         certified_ratio=_certified_ratio(out.published_cost, bound),
         guarantee=_finite(record.guarantee),
         metrics=out.metrics,

@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from anonratio.bench.declarations import Algorithm
+from anonratio.bench.engine.bounds import check_bound
 from anonratio.bench.publish.publisher import (
     Publisher,
     default_algorithm,
@@ -28,6 +29,7 @@ from anonratio.bench.publish.publisher import (
     publishers,
     size_parameters,
 )
+from anonratio.instances.kanonymity.metrics import check_metrics
 from anonratio.instances.privacy import PrivacyModel
 from anonratio.instances.validation import (
     check_choice,
@@ -83,6 +85,8 @@ class Request:
     time_limit: float
     publisher: Publisher = field(repr=False)
     names: Mapping[str, str] = field(default_factory=dict, repr=False)
+    bound: str = "fast"
+    utility: tuple[str, ...] = ()
 
     def name(self, option: str) -> str:
         """The option as the caller spells it, quoted: ```--max-suppression```."""
@@ -255,6 +259,8 @@ def check_request(
     seed: Any = 0,
     time_limit: Any = 60.0,
     names: Mapping[str, str] | None = None,
+    bound: Any = "fast",
+    utility: Any = None,
 ) -> Request:
     """Validate a publishing request before any data is read (see the module docstring).
 
@@ -316,4 +322,6 @@ def check_request(
         time_limit=check_time_limit(time_limit, name=names.get("time_limit", "time_limit")),
         publisher=publisher,
         names=names,
+        bound=check_bound(bound, names.get("bound", "bound")),
+        utility=check_metrics(utility, names.get("utility", "utility")),
     )

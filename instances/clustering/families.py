@@ -61,7 +61,7 @@ DRAWS = {"uniform": uniform, "gaussian": gaussian, "outliers": outliers, "heavy"
 
 def _instance(problem: str, points: Any, rng: Any, params: dict[str, Any]) -> Any:
     """The problem's instance over ``points`` with the family's problem parameters."""
-    kwargs = {name: params[name] for name in ("r", "k", "epsilon") if name in params}
+    kwargs: dict[str, Any] = {n: params[n] for n in ("r", "k", "epsilon") if n in params}
     if "facility" in params:
         kwargs["facility_costs"] = facility_costs(
             points, kind=params["facility"], scale=params["facility_scale"], seed=rng

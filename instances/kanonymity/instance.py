@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike
 from anonratio.instances.base import (
     Verification,
     _labels_of,
+    fast_lower_bound,
     finish_verification,
     instance_fields,
     lower_bound,
@@ -343,6 +344,42 @@ def _lower_bound_kanonymity(instance: KAnonymityInstance) -> tuple[float, str]:
     row deletion too, since no distance exceeds the cost of deleting a row.
     """
     return kanonymity_lower_bound(instance), "nn-distance"
+
+
+@fast_lower_bound.register
+def _fast_lower_bound_kanonymity(instance: KAnonymityInstance) -> tuple[float, str]:
+    """Every record pays for the levels its values alone force, and a little when it is rare.
+
+    A record ``r`` lies in a group of at least ``k`` records, whose generalization of attribute
+    ``j`` covers all their values: at every level of ``j``'s hierarchy where the node holding
+    ``r``'s value covers fewer than ``k`` records of the table, the group's values differ, so
+    ``r`` pays at least ``w_j L_j(r) / l_j`` for ``j``, with ``L_j(r)`` the number of such levels
+    (the distance's terms, Aggarwal et al. 2005, §4.1). A record with fewer than ``k`` identical
+    copies pays besides at least ``delta = min_j w_j / l_j`` over the attributes with two values or
+    more (its group holds a record that differs from it). A deleted record pays
+    ``sum_j w_j``, more than either. The bound is the sum over the records of the larger of the
+    two. O(n m h) for hierarchies of height h, no neighbour search: weaker than
+    :func:`lower_bound`'s nearest-neighbour bound, and far cheaper on large tables.
+    """
+    codes = instance.table.codes
+    k, weights = instance.k, instance.table.weights
+    forced = np.zeros(instance.n)
+    varied = []
+    for j, h in enumerate(instance.hierarchies):
+        column = codes[:, j]
+        if np.any(column != column[0]):
+            varied.append(j)
+        levels = np.zeros(instance.n)
+        for t in range(h.height):
+            node = h.groups[column, t]
+            levels += np.bincount(node)[node] < k
+        forced += float(weights[j]) * levels / h.height
+    _, inverse, counts = instance.unique_records
+    rare = counts[inverse.reshape(-1)] < k
+    if varied:
+        delta = min(float(weights[j]) / float(instance.heights[j]) for j in varied)
+        forced = np.where(rare, np.maximum(forced, delta), forced)
+    return float(forced.sum()), "forced-levels"
 
 
 def kanonymity_lower_bound(

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from scipy.special import xlogy
@@ -44,6 +45,9 @@ __all__ = [
     "kl_divergence",
     "METRICS",
     "utility",
+    "check_metrics",
+    "COSTLY",
+    "DEFAULT_METRICS",
 ]
 
 
@@ -284,6 +288,31 @@ METRICS: dict[str, Callable[..., float]] = {
     "non-uniform-entropy": _ignoring_k(non_uniform_entropy),
     "kl-divergence": _ignoring_k(kl_divergence),
 }
+
+
+#: metrics whose cost grows beyond the table's size (the KL-divergence sums over every class's
+#: cells of the generalized domain: 17 s for Mondrian's classes of a 70,000 x 16 table), computed
+#: only on request
+COSTLY = ("kl-divergence",)
+
+#: what a release reports unless asked for more: every metric but :data:`COSTLY`
+DEFAULT_METRICS = tuple(name for name in METRICS if name not in COSTLY)
+
+
+def check_metrics(metrics: Any, name: str = "metrics") -> tuple[str, ...]:
+    """The metric names ``metrics`` asks for: None gives :data:`DEFAULT_METRICS`, ``"all"`` every
+    one of :data:`METRICS`, else names of :data:`METRICS` (a list, or a comma-separated string);
+    ``ValueError`` naming ``name`` and the first unknown one."""
+    if metrics is None:
+        return DEFAULT_METRICS
+    if isinstance(metrics, str):
+        if metrics.strip() == "all":
+            return tuple(METRICS)
+        metrics = [m.strip() for m in metrics.split(",") if m.strip()]
+    names = list(metrics)
+    for metric in names:
+        check_choice(name, metric, tuple(METRICS))
+    return tuple(dict.fromkeys(names))
 
 
 def utility(

@@ -66,10 +66,12 @@ at once on ``(|T|, u)`` arrays (``u`` distinct records).
 Anytime
 -------
 With ``time_limit`` the search stops at the deadline and returns the best anonymization found,
-``status="time_limit"``; ``status="optimal"`` means the tree was searched to its end: optimal
-for the objective above among single-dimensional interval recodings with suppression, *not*
-for the partition cost of the suite (Aggarwal et al.'s generalization cost, which the verifier
-computes from each class's lowest common hierarchy levels).
+``status="time_limit"``. ``status="feasible"`` with ``info["complete"]`` means the tree was
+searched to its end: optimal for the objective above among single-dimensional interval
+recodings with suppression, *not* for the partition cost of the suite (Aggarwal et al.'s
+generalization cost, which the verifier computes from each class's lowest common hierarchy
+levels); the status is never ``"optimal"``, which the suite keeps for proven optima of its own
+problems.
 """
 
 from __future__ import annotations
@@ -134,7 +136,8 @@ class _Search:
             [np.full(len(h) - 1, j, dtype=np.int64) for j, h in enumerate(held)]
         )
         self.rank_of = np.concatenate([h[1:] for h in held]).astype(np.int64)
-        self.best_cost, self.best_head, self.nodes = np.inf, (), 0
+        self.best_cost, self.nodes = np.inf, 0
+        self.best_head: tuple[int, ...] = ()
 
     # -- classes --------------------------------------------------------------------------
     def _sizes(self, cls: np.ndarray) -> np.ndarray:
@@ -295,7 +298,7 @@ def _recoding(instance: KAnonymityInstance, attrs: list[Attr], search: _Search) 
         starts = search.cuts(j)
         domains.append(_interval_domain(a, table.values[j], starts))
         cells[:, j] = np.searchsorted(starts, a.order[table.codes[:, j]], side="right") - 1
-    ids, _ = row_ids([cells[:, j] for j in range(cells.shape[1])], [d.n_nodes for d in domains])
+    ids, _ = row_ids([cells[:, j] for j in range(len(attrs))], [d.n_nodes for d in domains])
     small = np.bincount(ids)[ids] < instance.k
     return Recoding(table, tuple(domains), cells, small, "global", ALGORITHM)
 
@@ -333,12 +336,12 @@ def k_optimize(
     -------
     Solution
         Labels = the published equivalence classes, ``-1`` for suppressed tuples. Status
-        ``"optimal"`` when the search finished (optimal for its own objective and space only,
-        see Notes), ``"time_limit"`` when the deadline stopped it (the best found so far; a
-        k-anonymous release all the same). ``info``: the ``recoding`` (global), ``scheme``,
-        ``intervals`` (each attribute's published values), ``discernibility`` (the objective
-        value), ``suppressed``, ``max_suppressed``, ``nodes`` (tree nodes visited),
-        ``complete``, ``numeric``.
+        ``"feasible"`` with ``info["complete"]`` when the search finished (optimal for its own
+        objective and space only, see Notes), ``"time_limit"`` when the deadline stopped it
+        (the best found so far; a k-anonymous release all the same). ``info``: the
+        ``recoding`` (global), ``scheme``, ``intervals`` (each attribute's published values),
+        ``discernibility`` (the objective value), ``suppressed``, ``max_suppressed``, ``nodes``
+        (tree nodes visited), ``complete``, ``numeric``.
 
     Raises
     ------
@@ -350,8 +353,8 @@ def k_optimize(
 
     Notes
     -----
-    Guarantee: none for the suite's partition cost (Aggarwal et al. 2005). Optimal, when the
-    status is ``"optimal"``, for the discernibility metric with the ``|D|``-per-tuple
+    Guarantee: none for the suite's partition cost (Aggarwal et al. 2005). Optimal, when
+    ``info["complete"]``, for the discernibility metric with the ``|D|``-per-tuple
     suppression penalty among single-dimensional interval recodings of the chosen value orders.
     Assumptions: one fixed total order per attribute; intervals need not be hierarchy nodes.
     Complexity: the tree has ``2^N`` nodes (``N`` held values less one per attribute), searched
@@ -394,7 +397,7 @@ def k_optimize(
         algorithm=ALGORITHM,
         params=dict(instance.params),
         seed=seed,
-        status="optimal" if complete else "time_limit",
+        status="feasible" if complete else "time_limit",
         objective=None,
         time_s=time.perf_counter() - t0,
         info=info,

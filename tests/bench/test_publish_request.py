@@ -221,3 +221,47 @@ def test_options_are_named_as_written_on_each_door(frame):
         check_request(qi=["age"], k=1.5)
     request = check_request(qi="age", k=np.int64(3), algorithm="incognito", max_suppression=0.1)
     assert request.k == 3 and request.options == {"max_suppression": 0.1}
+
+
+# -- the bound and the metrics a release reports -----------------------------------------------
+def test_the_bound_effort_is_chosen_and_said(frame):
+    fast = anonratio.anonymize(frame, QI, 3, algorithm="mondrian")[1]
+    none = anonratio.anonymize(frame, QI, 3, algorithm="mondrian", bound="none")[1]
+    default = anonratio.anonymize(frame, QI, 3, algorithm="mondrian", bound="default")[1]
+    assert "forced-levels" in fast.lower_bound_source and fast.bound_time_s >= 0
+    assert none.lower_bound == 0 and none.lower_bound_source == "none"
+    assert none.certified_ratio is None  # nothing proven: no certified ratio
+    assert "nn-distance" in default.lower_bound_source
+    assert 0 < fast.lower_bound <= default.lower_bound <= default.published_cost
+    assert fast.published_cost == none.published_cost == default.published_cost
+    assert "forced-levels" in fast.summary() and "bound_time_s" in fast.as_dict()
+
+
+def test_the_cli_takes_the_same_bound_and_metrics(data, tmp_path, capsys, frame):
+    out = tmp_path / "out.csv"
+    argv = ["anonymize", str(data), "--qi", "age,sex,zip", "--k", "3", "--out", str(out)]
+    code = main([*argv, "--algorithm", "mondrian", "--bound", "default", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    api = anonratio.anonymize(frame, QI, 3, algorithm="mondrian", bound="default")[1]
+    assert code == 0 and doc["lower_bound"] == api.lower_bound
+    assert "nn-distance" in doc["lower_bound_source"]
+    assert "kl-divergence" not in doc["metrics"]  # costly: only on request
+    code = main([*argv, "--algorithm", "mondrian", "--utility", "all", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and "kl-divergence" in doc["metrics"] and "stars" in doc["metrics"]
+
+
+def test_the_metrics_asked_for_are_the_ones_reported(frame):
+    result = anonratio.anonymize(frame, QI, 3, algorithm="mondrian", utility=["stars", "ncp"])[1]
+    assert set(result.metrics) == {"stars", "ncp", "generalization-cost"}
+    ldiv = anonratio.anonymize(frame, QI, l=2, sensitive="disease", utility="all")[1]
+    assert "kl-divergence" in ldiv.metrics and "c-avg" not in ldiv.metrics
+
+
+def test_bad_bound_and_metrics_are_named(data, tmp_path, capsys, frame):
+    with pytest.raises(ValueError, match="`bound` must be one of"):
+        anonratio.anonymize(frame, QI, 3, bound="cheap")
+    with pytest.raises(ValueError, match="`utility` must be one of"):
+        anonratio.anonymize(frame, QI, 3, utility="accuracy")
+    error = _refused(capsys, data, tmp_path, "--qi", "age", "--k", 3, "--utility", "stars,x")
+    assert error.startswith("`--utility` must be one of") and error.endswith("got 'x'")

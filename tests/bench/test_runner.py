@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from anonratio.bench import registry
+from anonratio.bench.engine.bounds import clear_cache
 from anonratio.bench.engine.runner import (
     Task,
     algorithm_seed,
@@ -448,7 +449,8 @@ def test_forest_run_computes_the_neighbour_table_once(monkeypatch):
 def test_a_run_pays_for_what_it_builds_and_the_bound_reuses_it(monkeypatch):
     """FOREST's nearest neighbours are built inside its timed run (on a cold copy of the
     instance), never before it by the lower bound; the bound reuses them afterwards, and an
-    instance whose caches an earlier run filled does not lend them to the next run."""
+    instance whose caches an earlier run filled does not lend them to the next run. The bound is
+    kept for the instance's content: the next run on it does not recompute it."""
     import time as time_module
 
     from anonratio.instances.kanonymity import instance as kanonymity_module
@@ -468,6 +470,11 @@ def test_a_run_pays_for_what_it_builds_and_the_bound_reuses_it(monkeypatch):
     row = run_instance(instance, "forest")
     assert calls == [2] and row["time_s"] >= 0.3
     assert row["run_lower_bound"] > 0 and row["run_lower_bound_source"] == "nn-distance"
+    first = row["run_lower_bound"]
     calls.clear()
-    row = run_instance(instance, "mondrian")  # the bound is not timed with this run
-    assert calls == [2] and row["time_s"] < 0.3 and row["run_lower_bound"] > 0
+    row = run_instance(instance, "mondrian")  # the bound is kept from the first run
+    assert calls == [] and row["time_s"] < 0.3 and row["bound_time_s"] == 0
+    assert row["run_lower_bound"] == first and row["run_lower_bound_source"] == "nn-distance"
+    clear_cache()
+    row = run_instance(instance, "mondrian")  # computed again, after the run, not timed in it
+    assert calls == [2] and row["time_s"] < 0.3 and row["bound_time_s"] >= 0.3

@@ -79,7 +79,8 @@ class KAnonymityPublisher(Publisher):
             KAnonymity(instance.k),
             sensitive_of(instance.table),
         )
-        metrics = utility(recoded, k=instance.k)
+        # the requested metrics, and always the cost the certified ratio is of
+        metrics = utility(recoded, k=instance.k, metrics=("generalization-cost", *request.utility))
         n_classes, smallest = class_summary(sizes)
         labels = np.asarray(solution.labels)
         levels = solution.info.get("levels")

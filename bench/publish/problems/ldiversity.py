@@ -47,8 +47,9 @@ class LEligibility(PrivacyModel):
         return f"{self.l}-diversity (l-eligible)"
 
 
-def _utility(instance: Any, labels: Any) -> dict[str, float]:
-    """The utility metrics of an l-diverse release: a local recoding by suppression."""
+def _utility(instance: Any, labels: Any, names: tuple[str, ...]) -> dict[str, float]:
+    """The utility metrics ``names`` of an l-diverse release: a local recoding by suppression
+    (the average class size relative to k does not apply)."""
     from types import SimpleNamespace
 
     from anonratio.instances import Hierarchy
@@ -57,7 +58,8 @@ def _utility(instance: Any, labels: Any) -> dict[str, float]:
 
     table = instance.table
     view = SimpleNamespace(table=table, hierarchies=tuple(map(Hierarchy.suppression, table.values)))
-    return utility(Recoding.from_partition(view, labels, method="suppression"))
+    wanted = [name for name in names if name != "c-avg"]
+    return utility(Recoding.from_partition(view, labels, method="suppression"), metrics=wanted)
 
 
 class LDiversityPublisher(Publisher):
@@ -123,7 +125,7 @@ class LDiversityPublisher(Publisher):
             recoding="local recoding (suppression)",
             n_classes=n_classes,
             smallest_class=smallest,
-            metrics=_utility(instance, solution.labels),
+            metrics=_utility(instance, solution.labels, request.utility),
             details={
                 "published_diversity": int(checks[0].worst),
                 "phase": (solution.info or {}).get("phase"),

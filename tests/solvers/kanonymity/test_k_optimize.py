@@ -77,7 +77,7 @@ def test_objective_is_the_brute_force_optimum_over_interval_recodings(seed, dele
     table = random_table(n, m, cardinality=(2, 4), levels=(1, 2), seed=seed)
     instance = KAnonymityInstance(table, k, "generalization", deletion)
     solution = k_optimize(instance, seed=seed)
-    assert solution.status == "optimal" and solution.info["complete"]
+    assert solution.status == "feasible" and solution.info["complete"]
     assert solution.info["discernibility"] == brute_force(instance, n if deletion else 0)
     assert solution.info["discernibility"] == _own_objective(solution, instance)
     assert verify(instance, solution).feasible
@@ -114,7 +114,7 @@ def test_categorical_values_follow_the_hierarchy_and_intervals_are_named():
     table = Table.from_dataframe(df, qi=["job"], hierarchies={"job": rows})
     instance = KAnonymityInstance(table, 6, "generalization")
     solution = k_optimize(instance)
-    assert solution.status == "optimal" and solution.info["numeric"] == ()
+    assert solution.status == "feasible" and solution.info["numeric"] == ()
     assert sorted(solution.info["intervals"]["job"]) == ["medical", "service"]
     assert solution.info["discernibility"] == 72.0  # two classes of 6
     assert verify(instance, solution).cost == 6.0  # 12 records at level 1 of 2
@@ -164,7 +164,9 @@ def test_registry_and_dispatch_run_it():
     run = REGISTRY["k-optimize"].run(instance, seed=0, time_limit=30.0)
     assert np.array_equal(direct.labels, via.labels) and np.array_equal(direct.labels, run.labels)
     assert REGISTRY["k-optimize"].kind == "heuristic"
-    assert run.status == "optimal" and run.objective is None  # the verifier prices the partition
+    # a heuristic for the suite's cost: "feasible", never "optimal", even when its search ends
+    assert run.status == "feasible" and run.info["complete"]
+    assert run.objective is None  # the verifier prices the partition
 
 
 def test_bad_input_names_the_parameter():
