@@ -19,6 +19,7 @@ without building it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -207,6 +208,7 @@ class Lattice:
         # groups[j][t]: value code -> group id at level t;  n_groups[j][t]: their number
         self.groups = [h.groups.T.astype(np.int64) for h in self.hierarchies]
         self.n_groups = [g.max(axis=1) + 1 for g in self.groups]
+        self._radix = [[int(v) for v in n] for n in self.n_groups]  # the same, as Python ints
         # the distinct rows' group ids at every level, computed once: every frequency set reads
         # its rows' tuples here (FrequencySet.rep)
         self._base_cols = [
@@ -258,7 +260,7 @@ class Lattice:
         if rep is not None:
             cols = [c[rep] for c in cols]
             sens = sens[rep] if sens is not None else None
-        radix = [int(self.n_groups[a][t]) for a, t in zip(attrs, levels, strict=True)]
+        radix = [self._radix[a][t] for a, t in zip(attrs, levels, strict=True)]
         qcode, n_classes = _factorize(_mixed_key(cols, radix, len(weights)), radix=radix)
         row_class = None
         if sens is not None:
@@ -448,7 +450,7 @@ def _factorize(key: np.ndarray, uniques: bool = False, radix: Sequence[int] | No
 
     Keys below a small ``prod(radix)`` are counted by ``np.bincount``; others are hashed.
     """
-    span = float(np.prod(np.asarray(radix, dtype=float))) if radix is not None else np.inf
+    span = math.prod(radix) if radix is not None else np.inf
     if not uniques and span <= 4 * len(key) + 4096:
         present = np.bincount(key, minlength=int(span)) > 0
         rank = np.cumsum(present) - 1
