@@ -7,13 +7,12 @@ import json
 import math
 import sys
 from collections.abc import Iterable, Sequence
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from anonratio.bench.errors import CLIError
-from anonratio.instances.io import jsonable
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "PROG",
@@ -75,16 +74,23 @@ def parse_params(items: Iterable[str] | None) -> dict[str, str]:
 
 def print_json(obj: Any) -> None:
     """Print ``obj`` as one indented JSON document (NaN and infinities as null)."""
+    from anonratio.instances.io import jsonable
+
     print(json.dumps(jsonable(obj), indent=2, allow_nan=False))
 
 
 def frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """The rows of ``frame`` as JSON-safe dicts."""
+    from anonratio.instances.io import jsonable
+
     return [jsonable(r) for r in frame.to_dict("records")]
 
 
 def fmt(value: Any) -> str:
     """A value for the text reports: ``-`` when missing, 6 significant digits for floats."""
+    import numpy as np
+    import pandas as pd
+
     if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
         return "-"
     if isinstance(value, float | np.floating):

@@ -7,9 +7,7 @@ import argparse
 import math
 from typing import Any
 
-from anonratio.bench.cli.common import print_json
-from anonratio.bench.errors import RunFailure
-from anonratio.bench.tracking.gate import DEFAULT_TOLERANCE, format_gate, run_gate
+from anonratio.bench.tracking import DEFAULT_TOLERANCE
 
 __all__ = ["add_gate_parser", "cmd_gate"]
 
@@ -17,6 +15,10 @@ __all__ = ["add_gate_parser", "cmd_gate"]
 def cmd_gate(args: Any) -> int:
     """``anonratio gate [--baseline FILE] [--tolerance T] [--update] [--json]``: exit status 0
     when it passes, 1 (a ``run_failed`` error, the report as its ``result``) when it fails."""
+    from anonratio.bench.cli.common import print_json
+    from anonratio.bench.errors import RunFailure
+    from anonratio.bench.tracking.gate import format_gate, run_gate
+
     report = run_gate(
         baseline=args.baseline,
         tolerance=args.tolerance,
@@ -52,7 +54,7 @@ def add_gate_parser(sub: Any) -> None:
         "their ratios with the committed baseline (exit status 1 when one got worse)"
     )
     p = sub.add_parser("gate", help=help_, description=help_)
-    p.set_defaults(func=cmd_gate)
+    p.set_defaults(func="anonratio.bench.cli.gate:cmd_gate")
     p.add_argument(
         "--baseline",
         metavar="FILE",

@@ -7,8 +7,6 @@ import argparse
 import sys
 from typing import Any
 
-import numpy as np
-
 __all__ = ["add_hunt_parser", "cmd_hunt", "record_rows"]
 
 
@@ -19,7 +17,7 @@ def add_hunt_parser(sub: Any) -> None:
         "flag any ratio above its guarantee"
     )
     p = sub.add_parser("hunt", help=help_, description=help_)
-    p.set_defaults(func=cmd_hunt)
+    p.set_defaults(func="anonratio.bench.cli.hunt:cmd_hunt")
     p.add_argument("algorithm", metavar="ALGORITHM", help="a registered approximation/heuristic")
     p.add_argument(
         "--problem-params",
@@ -50,6 +48,8 @@ def add_hunt_parser(sub: Any) -> None:
 
 def record_rows(instance: Any) -> list[str]:
     """One short description per record (item, point) of ``instance``."""
+    import numpy as np
+
     table = getattr(instance, "table", None)
     if table is not None:
         sens = table.sensitive

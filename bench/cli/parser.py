@@ -36,9 +36,8 @@ import math
 import os
 import sys
 from collections.abc import Callable, Sequence
+from importlib import import_module
 
-from anonratio.bench.cli.anonymize import cmd_anonymize
-from anonratio.bench.cli.commands import cmd_generate, cmd_list, cmd_report, cmd_run, cmd_solve
 from anonratio.bench.cli.common import PROG, error_document, print_json, wants_json
 from anonratio.bench.cli.gate import add_gate_parser
 from anonratio.bench.cli.hunt import add_hunt_parser
@@ -71,10 +70,24 @@ def _positive_float(text: str) -> float:
 _Sub = argparse._SubParsersAction
 
 
-def _add(sub: _Sub, name: str, func: Callable, help_: str) -> argparse.ArgumentParser:
+#: where the commands live: a command's module is imported when it runs, not to build the
+#: parser (``anonratio --help`` loads neither the registry nor pandas)
+_COMMANDS = "anonratio.bench.cli.commands"
+
+
+def _add(sub: _Sub, name: str, func: str, help_: str) -> argparse.ArgumentParser:
+    """A subcommand running ``func``, ``"module:function"``."""
     p = sub.add_parser(name, help=help_, description=help_)
     p.set_defaults(func=func)
     return p
+
+
+def _command(target: str | Callable[[argparse.Namespace], int]) -> Callable[..., int]:
+    """The command function named ``"module:function"`` (imported now), or the function."""
+    if callable(target):
+        return target
+    module, _, name = target.partition(":")
+    return getattr(import_module(module), name)  # type: ignore[no-any-return]
 
 
 def _add_json(p: argparse.ArgumentParser) -> None:
@@ -82,7 +95,12 @@ def _add_json(p: argparse.ArgumentParser) -> None:
 
 
 def _add_list(sub: _Sub) -> None:
-    p = _add(sub, "list", cmd_list, "list problems, instance families, algorithms and suites")
+    p = _add(
+        sub,
+        "list",
+        f"{_COMMANDS}:cmd_list",
+        "list problems, instance families, algorithms and suites",
+    )
     what = p.add_mutually_exclusive_group()
     what.add_argument("--json", action="store_true", help="print one JSON document")
     what.add_argument(
@@ -91,7 +109,9 @@ def _add_list(sub: _Sub) -> None:
 
 
 def _add_generate(sub: _Sub) -> None:
-    p = _add(sub, "generate", cmd_generate, "generate an instance file from a family")
+    p = _add(
+        sub, "generate", f"{_COMMANDS}:cmd_generate", "generate an instance file from a family"
+    )
     p.add_argument("family", help="instance family (see `anonratio list`)")
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--param", action="append", metavar="KEY=VALUE", help="family parameter")
@@ -100,7 +120,12 @@ def _add_generate(sub: _Sub) -> None:
 
 
 def _add_solve(sub: _Sub) -> None:
-    p = _add(sub, "solve", cmd_solve, "run one algorithm on an instance file and verify it")
+    p = _add(
+        sub,
+        "solve",
+        f"{_COMMANDS}:cmd_solve",
+        "run one algorithm on an instance file and verify it",
+    )
     p.add_argument("file", metavar="FILE.json")
     p.add_argument("--algorithm", required=True, help="registry name (see `anonratio list`)")
     p.add_argument(
@@ -126,7 +151,12 @@ def _add_bound(p: argparse.ArgumentParser, default: str) -> None:
 
 
 def _add_run_and_report(sub: _Sub) -> None:
-    p = _add(sub, "run", cmd_run, "run a benchmark suite and write results, summary and plots")
+    p = _add(
+        sub,
+        "run",
+        f"{_COMMANDS}:cmd_run",
+        "run a benchmark suite and write results, summary and plots",
+    )
     p.add_argument(
         "suite",
         nargs="?",
@@ -151,7 +181,12 @@ def _add_run_and_report(sub: _Sub) -> None:
     )
     _add_json(p)
 
-    p = _add(sub, "report", cmd_report, "summary table and plots of a results file or folder")
+    p = _add(
+        sub,
+        "report",
+        f"{_COMMANDS}:cmd_report",
+        "summary table and plots of a results file or folder",
+    )
     p.add_argument("results", metavar="RESULTS", help="results.parquet/.csv or their folder")
     p.add_argument("--out", metavar="DIR", help="output folder (default: beside the results)")
     _add_json(p)
@@ -161,7 +196,7 @@ def _add_anonymize(sub: _Sub) -> None:
     p = _add(
         sub,
         "anonymize",
-        cmd_anonymize,
+        "anonratio.bench.cli.anonymize:cmd_anonymize",
         "publish a CSV file k-anonymous, l-diverse (--l) or clustered (a clustering --algorithm)",
     )
     p.add_argument("data", metavar="DATA.csv")
@@ -296,7 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     as_json = bool(getattr(args, "json", False))
     try:
-        return args.func(args)
+        return _command(args.func)(args)
     except KeyboardInterrupt as exc:
         if as_json:
             print_json(error_document("interrupted", "interrupted", exc))

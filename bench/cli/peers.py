@@ -7,17 +7,6 @@ import argparse
 import sys
 from typing import Any
 
-from anonratio.bench.cli.common import frame_records, print_json, status
-from anonratio.bench.experiments.peers import (
-    DEFAULT_KS,
-    DEFAULT_SIZES,
-    check_peers_installed,
-    comparison,
-    comparison_markdown,
-    run_peers,
-    write_report,
-)
-
 __all__ = ["add_peers_parser", "cmd_peers"]
 
 
@@ -40,16 +29,16 @@ def add_peers_parser(sub: Any) -> None:
         "utility side by side, every output checked by pycanon (needs the `peers` extra)"
     )
     p = sub.add_parser("peers", help=help_, description=help_)
-    p.set_defaults(func=cmd_peers)
+    p.set_defaults(func="anonratio.bench.cli.peers:cmd_peers")
     p.add_argument("--out", metavar="DIR", default="results/peers", help="(default: %(default)s)")
     p.add_argument(
         "--sizes",
         type=_int_list,
-        default=list(DEFAULT_SIZES),
+        default=None,
         metavar="N,...",
         help="records of the generated tables (default: 1000,10000,30000)",
     )
-    p.add_argument("--k", type=_int_list, default=list(DEFAULT_KS), metavar="K,...")
+    p.add_argument("--k", type=_int_list, default=None, metavar="K,...", help="(default: 5,10)")
     p.add_argument("--repeat", type=int, default=3, help="fresh-process runs per tool")
     p.add_argument(
         "--adult",
@@ -64,10 +53,21 @@ def add_peers_parser(sub: Any) -> None:
 
 def cmd_peers(args: argparse.Namespace) -> int:
     """``anonratio peers``: run the suite, write ``peers.csv`` and ``peers.md``, print them."""
+    from anonratio.bench.cli.common import frame_records, print_json, status
+    from anonratio.bench.experiments.peers import (
+        DEFAULT_KS,
+        DEFAULT_SIZES,
+        check_peers_installed,
+        comparison,
+        comparison_markdown,
+        run_peers,
+        write_report,
+    )
+
     check_peers_installed()
     results = run_peers(
-        sizes=args.sizes,
-        ks=args.k,
+        sizes=list(DEFAULT_SIZES) if args.sizes is None else args.sizes,
+        ks=list(DEFAULT_KS) if args.k is None else args.k,
         repeat=args.repeat,
         adult=args.adult,
         seed=args.seed,

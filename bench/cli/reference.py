@@ -24,15 +24,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from anonratio.bench.cli.common import print_json, status
-from anonratio.bench.errors import CLIError, RunFailure
-from anonratio.bench.tracking.reference import (
-    ALL_REFERENCE,
-    DEFAULT_PATH,
-    load_reference,
-    solve_reference,
-    write_reference,
-)
+#: where the reference file is, in the help (the path itself: ``reference.DEFAULT_PATH``)
+_DEFAULT = "results/reference_optima.json of the package"
 
 __all__ = ["add_reference_parser", "cmd_reference_update", "cmd_reference_show"]
 
@@ -54,8 +47,8 @@ def add_reference_parser(sub: Any) -> argparse.ArgumentParser:
     actions = p.add_subparsers(dest="reference_command", required=True, metavar="ACTION")
     help_ = "re-solve the reference instances with the exact models and rewrite the file"
     u = actions.add_parser("update", help=help_, description=help_)
-    u.set_defaults(func=cmd_reference_update)
-    u.add_argument("--out", metavar="FILE.json", help=f"output file (default: {DEFAULT_PATH})")
+    u.set_defaults(func="anonratio.bench.cli.reference:cmd_reference_update")
+    u.add_argument("--out", metavar="FILE.json", help=f"output file (default: {_DEFAULT})")
     u.add_argument(
         "--time-limit", type=_positive, default=600.0, metavar="S", help="seconds per solve"
     )
@@ -68,8 +61,8 @@ def add_reference_parser(sub: Any) -> argparse.ArgumentParser:
     u.add_argument("--json", action="store_true", help="print one JSON document")
     help_ = "list the reference file's instances and their status"
     s = actions.add_parser("show", help=help_, description=help_)
-    s.set_defaults(func=cmd_reference_show)
-    s.add_argument("--file", metavar="FILE.json", help=f"reference file (default: {DEFAULT_PATH})")
+    s.set_defaults(func="anonratio.bench.cli.reference:cmd_reference_show")
+    s.add_argument("--file", metavar="FILE.json", help=f"reference file (default: {_DEFAULT})")
     s.add_argument("--json", action="store_true", help="print one JSON document")
     return p
 
@@ -88,6 +81,16 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
 
 def cmd_reference_update(args: argparse.Namespace) -> int:
     """``anonratio reference update [--out F] [--time-limit S] [--only NAME ...] [--strict]``."""
+    from anonratio.bench.cli.common import print_json, status
+    from anonratio.bench.errors import CLIError, RunFailure
+    from anonratio.bench.tracking.reference import (
+        ALL_REFERENCE,
+        DEFAULT_PATH,
+        load_reference,
+        solve_reference,
+        write_reference,
+    )
+
     refs = ALL_REFERENCE
     out = Path(args.out) if args.out else DEFAULT_PATH
     entries: dict[str, dict] = {}
@@ -125,6 +128,10 @@ def cmd_reference_update(args: argparse.Namespace) -> int:
 
 def cmd_reference_show(args: argparse.Namespace) -> int:
     """``anonratio reference show [--file F] [--json]``."""
+    from anonratio.bench.cli.common import print_json
+    from anonratio.bench.errors import CLIError
+    from anonratio.bench.tracking.reference import DEFAULT_PATH, load_reference
+
     path = Path(args.file) if args.file else DEFAULT_PATH
     if not path.exists():
         raise CLIError(f"no reference file at {path}")

@@ -24,8 +24,6 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-from anonratio.bench.declarations import Lazy
-from anonratio.bench.registry import PROBLEMS
 from anonratio.instances.base import fast_lower_bound, lower_bound
 from anonratio.instances.validation import check_choice
 
@@ -54,6 +52,9 @@ def clear_cache() -> None:
 
 def _strong(instance: Any, time_limit: float, seed: int | None) -> tuple[float, str]:
     """The declaration's strongest bound within ``time_limit``, never below the default one."""
+    from anonratio.bench.declarations import Lazy
+    from anonratio.bench.registry import PROBLEMS
+
     problem = PROBLEMS.get(str(getattr(instance, "problem", "")))
     value, source = lower_bound(instance)
     target = None if problem is None else problem.strong_bound

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from anonratio.bench.engine.record import algorithm_seed, package_version
+from anonratio.bench.tracking import DEFAULT_TOLERANCE
 from anonratio.bench.tracking.gate_baseline import (
     DEFAULT_BASELINE,
     baseline_changes,
@@ -72,8 +73,6 @@ __all__ = [
     "format_gate",
 ]
 
-#: relative increase of a ratio over its baseline that still passes
-DEFAULT_TOLERANCE = 1e-9
 #: relative slack of the guarantee check (floating-point noise only)
 GUARANTEE_RTOL = 1e-9
 #: the outcomes that fail the gate

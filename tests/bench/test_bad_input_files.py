@@ -460,10 +460,7 @@ def test_an_unexpected_exception_is_one_line_and_one_document(tmp_path, capsys, 
     def boom(args):
         raise RuntimeError("something broke\nacross lines")
 
-    monkeypatch.setattr(commands, "cmd_list", boom)
-    import anonratio.bench.cli.parser as cli
-
-    monkeypatch.setattr(cli, "cmd_list", boom)
+    monkeypatch.setattr(commands, "cmd_list", boom)  # the parser imports it when it runs
     message = _expect_error(
         capsys, tmp_path, ["list"], 1, r"^internal error: RuntimeError: ", "internal_error"
     )
