@@ -24,7 +24,12 @@ kept as integer arrays of a bounded number of nodes (:class:`FlashHistory`, afte
 history of snapshots). Once every node is tagged, the satisfying node that minimizes ``metric``
 is found as Incognito finds it (:func:`~anonratio.solvers.kanonymity.lattice_search.best_node`):
 same set of satisfying nodes, same tie-breaking, hence the same node as Incognito and as the
-exhaustive search.
+exhaustive search. ARX evaluates only the checked nodes, which is exact for a metric monotone
+along the lattice; with suppressed tuples charged as fully generalized, none of
+:data:`~anonratio.solvers.kanonymity.full_domain.NODE_METRICS` is (a node above may suppress
+fewer tuples and cost less), so the satisfying nodes are visited by increasing lower bound
+(the metric with nothing suppressed, monotone) until it exceeds the best value: exact for a
+monotone metric and for the others alike.
 """
 
 from __future__ import annotations
