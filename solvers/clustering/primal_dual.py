@@ -1,6 +1,7 @@
 """The primal-dual 4-approximation for CELLULAR CLUSTERING (Aggarwal et al., PODS 2006, §3).
 
-Procedure 1 grows the duals of the cluster LP (:mod:`.dual_growth`); each opened cluster keeps
+Procedure 1 grows the duals of the cluster LP (:mod:`.dual_events`: the event simulation of
+:mod:`.dual_growth` over neighbour rows grown on demand); each opened cluster keeps
 the points it received (``V_U`` and ``V_IU``) around its center. Lemma 3.1: every member is
 within ``3 alpha`` of the center, ``alpha`` the common dual of the cluster's members; Lemma 3.2:
 the setup costs paid sum to at most ``sum alpha``. Hence (Theorem 3.3) the cost is at most
@@ -18,12 +19,15 @@ from anonratio.instances import Solution
 from anonratio.instances.clustering.instance import CellularInstance, ClusteringInstance
 from anonratio.instances.clustering.verify import clustering_cost, clustering_info
 from anonratio.instances.validation import check_instance, check_seed
-from anonratio.solvers.clustering.dual_growth import DualGrowth, grow_duals
+from anonratio.solvers.clustering.dual_events import EventGrowth, grow_duals_by_events
+from anonratio.solvers.clustering.dual_growth import DualGrowth
 
 __all__ = ["primal_dual", "growth_clustering", "cellular_cost"]
 
 
-def growth_clustering(growth: DualGrowth) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def growth_clustering(
+    growth: DualGrowth | EventGrowth,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(labels, centers, kept)`` of the opened clusters that received points, renumbered
     ``0 .. m-1`` in opening order (``kept`` = their indices among all opened clusters).
 
@@ -68,15 +72,16 @@ def primal_dual(instance: CellularInstance, *, seed: Any = None) -> Solution:
         ``lower_bound`` = ``sum alpha`` (a feasible dual of the cluster LP); ``info``: the
         ``centers`` and true ``radii``, ``dual``, ``ratio_to_dual`` (cost / dual, ``None`` when
         the dual is 0), ``max_alpha``, ``n_opened`` (clusters with members), ``events``
-        (clusters opened, empty ones included), ``stale_pops``, ``extensions`` (times the neighbour
-        lists grew), ``cap`` (largest radius considered).
+        (clusters opened, empty ones included), ``stale_pops``, ``extensions`` (neighbour rows
+        lengthened), ``cap`` (largest radius listed in a row).
 
     Notes
     -----
-    Cost ``<= 4 sum alpha <= 4 OPT`` (Theorem 3.3). Runs the event simulation of
-    :func:`~anonratio.solvers.clustering.dual_growth.grow_duals` (``lam = 0``): ``O(nnz log nnz)``
-    for the ``nnz`` pairs within ``max f`` of each other, then ``O(row length)`` numpy work per
-    heap event.
+    Cost ``<= 4 sum alpha <= 4 OPT`` (Theorem 3.3). Runs
+    :func:`~anonratio.solvers.clustering.dual_events.grow_duals_by_events` (``lam = 0``): the
+    clusters and duals of :func:`~anonratio.solvers.clustering.dual_growth.grow_duals`, with each
+    point's neighbours listed only as far as its own events need (coordinates: KD-tree queries,
+    no pairwise matrix); per heap event a Python pass over the center's row up to its best time.
 
     References
     ----------
@@ -94,7 +99,7 @@ def primal_dual(instance: CellularInstance, *, seed: Any = None) -> Solution:
     t0 = perf_counter()
     check_instance(instance, CellularInstance)
     seed_rec = check_seed(seed)
-    growth = grow_duals(instance.distances, instance.facility)
+    growth = grow_duals_by_events(instance.distances, instance.facility)
     labels, centers, _ = growth_clustering(growth)
     cost, info = cellular_cost(instance, labels, centers)
     dual = growth.dual
@@ -106,7 +111,7 @@ def primal_dual(instance: CellularInstance, *, seed: Any = None) -> Solution:
         events=growth.events,
         stale_pops=growth.stale_pops,
         extensions=growth.extensions,
-        cap=growth.lists.cap,
+        cap=growth.rows.cap,
     )
     return Solution(
         labels=labels,

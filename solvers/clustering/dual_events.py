@@ -1,0 +1,390 @@
+"""Procedure 1 (Aggarwal et al., PODS 2006, §3) as an event simulation over growing neighbour rows.
+
+The simulation of :mod:`.dual_growth` (same clusters, duals, events and tie rules) without any
+structure of all the pairs within the largest radius: each point's neighbour row
+(:class:`~.neighbour_rows.RowStore`) is lengthened only when an event needs it.
+
+* A cluster ``(v, d)`` opens at ``d + (setup - F) / u`` (``u`` unassigned potential members,
+  ``F`` the fixed payments of frozen ones), or at once when idle points alone pay its setup;
+  always at a time ``>= d``. A heap holds one key per center, a lower bound on its earliest
+  opening; popping a key recomputes that center's earliest opening with a scan of its row, in
+  order of radius, that stops at the first radius beyond the best time found.
+* A row complete below ``bound[v]`` decides the center alone when its best time is below the
+  bound. Otherwise the clusters not listed have radius ``>= bound[v]`` and, when that exceeds
+  the current time ``t``, need an unassigned member (idle support only pays radii ``<= t``), so
+  they open no earlier than ``delta(v)``, the distance from ``v`` to the nearest unassigned
+  point (a KD-tree over the unassigned points, rebuilt when half of them have frozen: a stale
+  tree only lowers the bound). The key then becomes ``max(bound, delta)``, and the row is
+  lengthened when that key comes up.
+* Opening a cluster kills its members; the rows of the points it kills and of the centers they
+  touch are made complete up to ``t`` first (steps 7-12 of Procedure 1).
+
+Every arithmetic step of the earliest-opening computation is the one :mod:`.dual_growth` does in
+numpy (payments as a running sum of entering minus leaving duals), in the same order, so the
+times, hence the clusters and the duals, are the same floating-point numbers.
+"""
+
+from __future__ import annotations
+
+import heapq
+from array import array
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from anonratio.instances.clustering.metric import PointMetric
+from anonratio.solvers.clustering.dual_growth import TIME_TOL, growth_cap
+from anonratio.solvers.clustering.neighbour_rows import SLACK, RowStore, ranges
+
+__all__ = ["EventGrowth", "grow_duals_by_events"]
+
+#: a radius this much (relatively) beyond the best time cannot beat it (float noise in payments)
+MARGIN = 1e-9
+
+#: initial keys are computed for this many rows at a time
+KEY_ROWS = 65536
+
+_UNASSIGNED, _IDLE, _DEAD = 0, 1, 2
+_INF = float("inf")
+
+
+@dataclass(frozen=True)
+class EventGrowth:
+    """The outcome of :func:`grow_duals_by_events` (the fields of
+    :class:`~.dual_growth.DualGrowth`, with the row store in place of the lists).
+
+    ``labels[i]``: the opened cluster point ``i`` joined (in opening order); ``centers``,
+    ``radii`` (opening radius), ``times`` per opened cluster; ``alpha`` the final duals;
+    ``events`` (clusters opened), ``stale_pops`` (heap keys that were too early),
+    ``extensions`` (rows lengthened), ``rows`` the final neighbour rows.
+    """
+
+    labels: np.ndarray
+    centers: np.ndarray
+    radii: np.ndarray
+    times: np.ndarray
+    alpha: np.ndarray
+    events: int
+    stale_pops: int
+    extensions: int
+    rows: RowStore
+
+    @property
+    def dual(self) -> float:
+        """The dual objective ``sum alpha`` (a lower bound on the LP optimum)."""
+        return float(self.alpha.sum())
+
+
+class _Events:
+    """The mutable state of one run: points' states and duals, the heap, the rows."""
+
+    def __init__(
+        self, metric: PointMetric, facility: np.ndarray, lam: float, m: int, t_max: float
+    ) -> None:
+        self.metric, self.lam, self.m = metric, float(lam), int(m)
+        n = self.n = metric.n
+        self.f = facility.tolist()
+        self.rows = RowStore(metric, t_max, m)
+        self.state = bytearray(n)  # all _UNASSIGNED
+        self.alpha = array("d", bytes(8 * n))
+        self.label = array("q", [-1]) * n
+        self.t = 0.0
+        self.n_unassigned = n
+        self._utree: cKDTree | None = None
+        self._utree_size = 0
+        self._utree_version = 0
+        self._delta_cache = array("d", bytes(8 * n))
+        self._delta_version = array("q", bytes(8 * n))
+        self.heap = self._initial_keys(facility)
+
+    def _initial_keys(self, facility: np.ndarray) -> list[tuple[float, int]]:
+        """Per center the earliest opening with every point unassigned and nothing paid
+        (``d + setup / count``), or its row's bound when the row cannot decide."""
+        rows = self.rows
+        heap: list[tuple[float, int]] = []
+        for lo in range(0, self.n, KEY_ROWS):
+            v = np.arange(lo, min(lo + KEY_ROWS, self.n))
+            lens = rows.length[v]
+            idx = ranges(rows.start[v], rows.start[v] + lens)
+            d = rows.dst[idx]
+            ptr = np.concatenate(([0], np.cumsum(lens)))
+            row = np.repeat(v, lens)
+            pos = np.arange(d.size) - np.repeat(ptr[:-1], lens)
+            last = np.ones(d.size, dtype=bool)  # the last entry of a tie group = a cluster
+            last[:-1] = d[1:] != d[:-1]
+            last[ptr[1:] - 1] = True
+            cluster = last & (pos + 1 >= self.m)
+            times = np.where(cluster, d + (facility[row] + self.lam * d) / (pos + 1), np.inf)
+            best = np.minimum.reduceat(times, ptr[:-1])
+            bound = rows.bound[v]
+            keys = np.where(best * (1 + MARGIN) < bound, best, np.minimum(best, bound))
+            heap += [(k, c) for c, k in zip(v.tolist(), keys.tolist(), strict=True) if k < _INF]
+        heapq.heapify(heap)
+        return heap
+
+    # -----------------------------------------------------------------------------------------
+    def _scan(self, v: int) -> tuple[float, int, bool]:
+        """``(best, k, decided)``: the earliest opening time ``>= t`` over ``v``'s listed live
+        clusters and its row position; ``decided`` when a radius beyond ``best`` was reached.
+
+        The payments follow dual_growth's numpy pass term by term: ``C`` the running sum of
+        the duals of tight frozen points entering minus those leaving (their dual below the
+        radius, summed in row order), ``paid = C - tight * d``.
+        """
+        rows = self.rows
+        s = int(rows.start[v])
+        e = s + int(rows.length[v])
+        nb = rows.nbr[s:e].tolist()
+        ds = rows.dst[s:e].tolist()
+        sh = rows.shut[s:e].tolist()
+        state, alpha = self.state, self.alpha
+        fv, lam, m, t = self.f[v], self.lam, self.m, self.t
+        size = e - s
+        best, best_k = _INF, -1
+        u = tight = 0
+        paid_sum = 0.0
+        active: list[tuple[float, int]] = []  # (dual, position) of tight frozen points
+        for k in range(size):
+            dk = ds[k]
+            if dk > best * (1.0 + MARGIN):
+                return best, best_k, True
+            leaving = 0.0
+            if active and active[0][0] < dk:
+                gone = []
+                while active and active[0][0] < dk:
+                    gone.append(heapq.heappop(active))
+                if len(gone) > 1:
+                    gone.sort(key=lambda x: x[1])
+                for a, _ in gone:
+                    leaving += a
+                tight -= len(gone)
+            j = nb[k]
+            entering = 0.0
+            if state[j] == _UNASSIGNED:
+                u += 1
+            else:
+                a = alpha[j]
+                if a >= dk:
+                    entering = a
+                    tight += 1
+                    heapq.heappush(active, (a, k))
+            paid_sum = paid_sum + (entering - leaving)
+            if k + 1 < m or sh[k] or (k + 1 < size and ds[k + 1] == dk):
+                continue  # not a live cluster
+            setup = fv + lam * dk
+            short = setup - (paid_sum - tight * dk)
+            if u > 0:
+                time = dk + short / u
+            elif tight > 0 and short <= TIME_TOL * max(1.0, setup):
+                time = t  # idle points alone already pay it
+            else:
+                continue
+            if time < t:
+                time = t
+            if time < best:
+                best, best_k = time, k
+        return best, best_k, False
+
+    def _delta(self, v: int) -> float:
+        """A lower bound on the distance from ``v`` to the nearest unassigned point.
+
+        The unassigned points only become fewer, so a bound once found stays one: it is kept,
+        and asked of the tree again only once the tree has been rebuilt."""
+        if self.n_unassigned == 0:
+            return _INF
+        if self._utree is None or 2 * self.n_unassigned < self._utree_size:
+            free = np.flatnonzero(np.frombuffer(self.state, dtype=np.uint8) == _UNASSIGNED)
+            self._utree = cKDTree(self.metric.points[free])
+            self._utree_size = free.size
+            self._utree_version += 1
+        if self._delta_version[v] == self._utree_version:
+            return self._delta_cache[v]
+        dist, _ = self._utree.query(self.metric.points[v], k=1, p=self.metric.p)
+        self._delta_cache[v] = value = float(dist) * (1.0 - SLACK)
+        self._delta_version[v] = self._utree_version
+        return value
+
+    def _unlisted_bound(self, v: int, low: float) -> float:
+        """A lower bound on the opening times of ``v``'s clusters of radius ``>= low > t``.
+
+        Frozen points have duals ``<= t``, below such a radius: only the ``U`` unassigned
+        potential members pay, at most ``T - d`` each by time ``T``, so cluster ``(v, d)`` opens
+        no earlier than ``d + setup(d) / U``. With ``U`` counted within ``2 low`` (on the tree
+        of unassigned points; a stale tree only counts more), every such cluster opens no
+        earlier than ``min(2 low, low + setup(low) / U)``.
+        """
+        setup = self.f[v] + self.lam * low
+        if self._utree is None or setup <= 0.0 or low == _INF:
+            return low
+        far = 2.0 * low
+        count = self._utree.query_ball_point(
+            self.metric.points[v], far * (1.0 + SLACK), p=self.metric.p, return_length=True
+        )
+        if count == 0:
+            return far
+        return max(low, min(far, low + setup / int(count) * (1.0 - SLACK)))
+
+    def earliest(self, v: int, floor: float) -> tuple[float, int]:
+        """``(time, k)``: ``v``'s earliest opening and its row position, or ``(key, -1)`` with
+        ``key`` a lower bound on it when the row does not reach far enough yet. ``floor``
+        (``>= t``): the key just popped; a row whose bound is below it is lengthened."""
+        rows = self.rows
+        while True:
+            best, k, decided = self._scan(v)
+            bound = float(rows.bound[v])
+            if decided or best * (1.0 + MARGIN) < bound or bound == _INF:
+                return best, k
+            if bound <= floor:  # with the rows around it, which the coming events will need
+                rows.ensure(np.concatenate(([v], rows.row(v)[0])), floor)
+                continue
+            low = self._unlisted_bound(v, max(bound, self._delta(v)))
+            if best * (1.0 + MARGIN) < low:
+                return best, k
+            if best > low or best == _INF:
+                return low, -1
+            rows.ensure(np.array([v]), best * (1.0 + MARGIN))  # a near tie at the row's end
+
+    # -----------------------------------------------------------------------------------------
+    def open(self, v: int, k: int, cid: int) -> None:
+        """Open cluster ``(v, k-th radius of v)`` as cluster ``cid`` at time ``t``."""
+        rows, state, alpha, label, t = self.rows, self.state, self.alpha, self.label, self.t
+        s = int(rows.start[v])
+        radius = float(rows.dst[s + k])
+        members = rows.nbr[s : s + k + 1].tolist()
+        v_u = [j for j in members if state[j] == _UNASSIGNED]
+        v_i = [j for j in members if state[j] == _IDLE and alpha[j] >= radius]
+        rows.shut[s + k] = True  # opened: never again
+        for j in v_u:
+            state[j] = _DEAD
+            alpha[j] = t
+            label[j] = cid
+        for j in v_i:
+            state[j] = _DEAD
+        self.n_unassigned -= len(v_u)
+        v_iu = self._shut_down(v_u, v_i)
+        for j in v_iu:
+            state[j] = _IDLE
+            alpha[j] = t
+            label[j] = cid
+        self.n_unassigned -= len(v_iu)
+
+    def _shut_down(self, v_u: list[int], v_i: list[int]) -> list[int]:
+        """Shut every cluster with a tight edge from ``v_u`` (dual ``t``) or ``v_i``; return the
+        unassigned points with a tight edge to a shut cluster."""
+        rows, alpha, t, m = self.rows, self.alpha, self.t, self.m
+        rows.ensure(np.array(v_u + v_i, dtype=np.int64), t)
+        spans: list[tuple[int, float, float]] = []  # (center, from radius, to radius)
+        nearest: dict[int, float] = {}
+        for p in v_u:
+            nb, ds = rows.row(p)
+            stop = int(np.searchsorted(ds, t, side="right"))
+            for c, d in zip(nb[:stop].tolist(), ds[:stop].tolist(), strict=True):
+                if d < nearest.get(c, _INF):
+                    nearest[c] = d
+        for p in v_i:
+            a = alpha[p]
+            nb, ds = rows.row(p)
+            stop = int(np.searchsorted(ds, a, side="right"))
+            pairs = zip(nb[:stop].tolist(), ds[:stop].tolist(), strict=True)
+            spans += [(c, d, a) for c, d in pairs]
+        spans += [(c, d, t) for c, d in nearest.items()]
+        if not spans:
+            return []
+        rows.ensure(np.array([c for c, _, _ in spans], dtype=np.int64), t)
+        reach: dict[int, int] = {}
+        cache: dict[int, list[float]] = {}
+        for c, lo_d, hi_d in spans:
+            ds = cache.get(c)
+            if ds is None:
+                ds = cache[c] = rows.row(c)[1].tolist()
+            lo = max(bisect_left(ds, lo_d), m - 1)  # eliminated radii are not clusters
+            hi = bisect_right(ds, hi_d)
+            if hi > lo:
+                s = int(rows.start[c])
+                rows.shut[s + lo : s + hi] = True
+                if hi > reach.get(c, -1):
+                    reach[c] = hi
+        state = self.state
+        joined: set[int] = set()
+        for c, hi in reach.items():
+            s = int(rows.start[c])
+            joined.update(j for j in rows.nbr[s : s + hi].tolist() if state[j] == _UNASSIGNED)
+        return sorted(joined)
+
+    def run(self) -> tuple[list[int], list[float], list[float], int]:
+        centers: list[int] = []
+        radii: list[float] = []
+        times: list[float] = []
+        stale = 0
+        heap = self.heap
+        while self.n_unassigned > 0:
+            if not heap:
+                raise RuntimeError("dual growth ran out of clusters with points unassigned")
+            key, v = heapq.heappop(heap)
+            when, k = self.earliest(v, max(key, self.t))
+            if k < 0 or when > key + TIME_TOL * max(1.0, abs(key)):
+                stale += 1
+                if when < _INF:
+                    heapq.heappush(heap, (when, v))
+                continue
+            self.t = max(self.t, when)
+            centers.append(v)
+            radii.append(float(self.rows.dst[int(self.rows.start[v]) + k]))
+            times.append(self.t)
+            self.open(v, k, len(centers) - 1)
+            when, _ = self.earliest(v, self.t)
+            if when < _INF:
+                heapq.heappush(heap, (when, v))
+        return centers, radii, times, stale
+
+
+def grow_duals_by_events(
+    metric: PointMetric, facility: np.ndarray, *, lam: float = 0.0, min_members: int = 1
+) -> EventGrowth:
+    """Run Procedure 1 on the clusters ``(v, d)`` with setup ``f(v) + lam d`` and at least
+    ``min_members`` potential members; the result of
+    :func:`~anonratio.solvers.clustering.dual_growth.grow_duals`, with memory proportional to
+    the pairs each point's events need rather than to all pairs within the largest radius.
+
+    Parameters
+    ----------
+    metric : PointMetric
+        The distances (assumed to satisfy the triangle inequality for the guarantees).
+    facility : ndarray, shape (n,)
+        Setup cost ``f(v) >= 0`` of each potential center.
+    lam : float
+        Setup cost per unit of radius (``r`` in the augmented instance of §3.1).
+    min_members : int
+        Clusters with fewer potential members do not exist (``1``: all exist).
+
+    Returns
+    -------
+    EventGrowth
+        The clusters opened, each point's cluster and the final duals.
+
+    Notes
+    -----
+    Per heap pop one Python pass over the center's row up to the best time; per opening a
+    pass over the rows of the points it kills. The first rows come from one KD-tree query of
+    :data:`~.neighbour_rows.START_NEIGHBOURS` neighbours; a row doubles its neighbours when an
+    event needs more, so the memory is ``O(sum_v |row v|)``, about the points within each
+    point's own dual rather than within the largest dual. Radii beyond ``T_max``
+    (:func:`~.dual_growth.growth_cap`) never matter.
+    """
+    facility = np.asarray(facility, dtype=float)
+    t_max = growth_cap(metric, facility, lam, min_members)
+    state = _Events(metric, facility, lam, min_members, t_max)
+    centers, radii, times, stale = state.run()
+    return EventGrowth(
+        labels=np.frombuffer(state.label, dtype=np.int64).copy(),
+        centers=np.asarray(centers, dtype=np.int64),
+        radii=np.asarray(radii, dtype=float),
+        times=np.asarray(times, dtype=float),
+        alpha=np.frombuffer(state.alpha, dtype=float).copy(),
+        events=len(centers),
+        stale_pops=stale,
+        extensions=state.rows.extensions,
+        rows=state.rows,
+    )

@@ -1,0 +1,145 @@
+"""Tests of solvers/clustering/dual_events.py and neighbour_rows.py, through primal_dual.py: the
+event simulation of Procedure 1 (Aggarwal et al., PODS 2006, §3) over neighbour rows grown on
+demand gives, bit for bit, the clusters and duals of dual_growth.py's simulation over all the
+pairs within the largest radius, without building those pairs."""
+
+import itertools
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from anonratio.bench.registry import generate
+from anonratio.instances.clustering import CellularInstance
+from anonratio.instances.clustering.metric import PointMetric
+from anonratio.solvers.clustering import dual_growth
+from anonratio.solvers.clustering.dual_events import grow_duals_by_events
+from anonratio.solvers.clustering.dual_growth import grow_duals
+from anonratio.solvers.clustering.neighbour_rows import RowStore
+from anonratio.solvers.clustering.primal_dual import cellular_cost, growth_clustering, primal_dual
+
+STUDIES = Path(__file__).resolve().parents[3] / "bench" / "studies"
+
+
+def suite_cases(max_n=2000):
+    """Every (r-)cellular instance of the quick and clustering studies with at most ``max_n``
+    points: ``(family, seed, params)``."""
+    cases = []
+    for name in ("quick.toml", "clustering.toml"):
+        study = tomllib.loads((STUDIES / name).read_text())
+        for sweep in study.get("sweep", []):
+            family = sweep["family"]
+            if not family.startswith(("cellular-", "rcellular-")):
+                continue
+            grid = sweep.get("grid", {})
+            for combo in itertools.product(*grid.values()):
+                params = dict(zip(grid, combo, strict=True))
+                if params.get("n", 0) > max_n:
+                    continue
+                cases += [(family, seed, params) for seed in sweep["seeds"]]
+    return cases
+
+
+def assert_same_growth(metric, facility, lam=0.0, m=1):
+    """The reference simulation and the event simulation agree exactly."""
+    ref = grow_duals(metric, facility, lam=lam, min_members=m)
+    new = grow_duals_by_events(metric, facility, lam=lam, min_members=m)
+    for name in ("labels", "centers", "radii", "times", "alpha"):
+        np.testing.assert_array_equal(getattr(new, name), getattr(ref, name), err_msg=name)
+    assert new.events == ref.events and new.dual == ref.dual
+    return ref, new
+
+
+SUITE = suite_cases()
+
+
+def test_the_suites_have_cellular_instances():
+    families = {family for family, _, _ in SUITE}
+    assert {"cellular-uniform", "cellular-gaussian", "rcellular-uniform"} <= families
+    assert len(SUITE) >= 60
+
+
+@pytest.mark.parametrize(("family", "seed", "params"), SUITE, ids=str)
+def test_same_clusters_as_all_pairs_growth_on_suite_instances(family, seed, params):
+    inst, _ = generate(family, seed=seed, **params)
+    if family.startswith("rcellular-"):  # §3.1's augmented instance, as r_cellular runs it
+        assert_same_growth(inst.distances, inst.facility, lam=float(inst.r), m=inst.r)
+        return
+    ref, _ = assert_same_growth(inst.distances, inst.facility)
+    labels, centers, _ = growth_clustering(ref)
+    cost, _ = cellular_cost(inst, labels, centers)
+    sol = primal_dual(inst)
+    assert sol.labels.tolist() == labels.tolist() and sol.info["centers"] == centers.tolist()
+    assert sol.objective == cost and sol.info["dual"] == ref.dual
+
+
+def random_instance(seed):
+    """Seeded instances of every metric, with ties (a grid), duplicates and all kinds of
+    setup costs."""
+    rng = np.random.default_rng(seed)
+    n, dim = int(rng.integers(2, 250)), int(rng.integers(1, 4))
+    metric = ("euclidean", "manhattan", "hamming", "precomputed")[seed % 4]
+    if metric == "hamming":
+        pts = rng.integers(0, 3, (n, dim))
+    else:
+        pts = rng.random((n, dim))
+        if seed % 5 == 0:
+            pts = np.round(pts * 4) / 4  # ties and duplicates
+        if metric == "precomputed":
+            pts = PointMetric(pts, "manhattan").dense()
+    scale = float(rng.choice([0.01, 0.1, 1.0, 10.0]))
+    f = (rng.random(n) * scale, np.full(n, scale), np.zeros(n))[seed % 3]
+    return CellularInstance(pts, f, metric=metric)
+
+
+@pytest.mark.parametrize("seed", range(48))
+def test_same_clusters_as_all_pairs_growth_on_random_instances(seed):
+    inst = random_instance(seed)
+    assert_same_growth(inst.distances, inst.facility)
+    rng = np.random.default_rng(seed)  # and the augmented setup of r-cellular clustering
+    m = int(rng.integers(1, min(inst.n, 6) + 1))
+    assert_same_growth(inst.distances, inst.facility, lam=float(rng.integers(1, 4)), m=m)
+
+
+@pytest.mark.parametrize(("n", "scale"), [(3000, 0.05), (2000, 1.0), (1500, 0.0)])
+def test_same_clusters_as_all_pairs_growth_on_thousands_of_points(n, scale):
+    rng = np.random.default_rng(n)
+    inst = CellularInstance(rng.random((n, 2)), rng.random(n) * scale)
+    assert_same_growth(inst.distances, inst.facility)
+
+
+def test_no_list_of_all_pairs_and_no_dense_matrix(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("built all the pairs within a radius")
+
+    monkeypatch.setattr(dual_growth, "neighbour_lists", refuse)
+    for name in ("block", "dense", "within", "candidate_distances"):
+        monkeypatch.setattr(PointMetric, name, refuse)
+    rng = np.random.default_rng(5)
+    n = 4000
+    inst = CellularInstance(rng.random((n, 2)), rng.random(n) * 0.05)
+    sol = primal_dual(inst)
+    assert sol.info["n_opened"] > 1 and sol.objective <= 4 * sol.info["dual"] + 1e-9
+
+
+def test_rows_grow_on_demand_and_stay_complete():
+    rng = np.random.default_rng(6)
+    pts = np.round(rng.random((300, 2)) * 8) / 8  # many equal distances
+    metric = PointMetric(pts, "euclidean")
+    rows = RowStore(metric, t_max=0.5, min_len=1)
+    assert np.all(rows.length >= 1) and rows.extensions == 0
+    v = 17
+    rows.shut[rows.start[v]] = True
+    length = int(rows.length[v])
+    rows.ensure(np.array([v]), 0.3)
+    assert rows.bound[v] > 0.3 and rows.extensions >= 1 and rows.length[v] > length
+    nbr, dst = rows.row(v)
+    full = metric.pairs(v, np.arange(300))
+    listed = np.flatnonzero(full < rows.bound[v])  # complete below the bound ...
+    listed = listed[full[listed] <= 0.5]  # ... up to t_max, nearest first, ties by index
+    order = listed[np.lexsort((listed, full[listed]))]
+    assert nbr.tolist() == order.tolist() and dst.tolist() == full[order].tolist()
+    assert rows.shut[rows.start[v]] and not rows.shut[rows.start[v] + 1 : rows.start[v] + 8].any()
+    rows.ensure(np.array([v]), 10.0)  # beyond t_max: the whole row up to t_max
+    assert rows.bound[v] == np.inf and rows.row(v)[1].max() <= 0.5
