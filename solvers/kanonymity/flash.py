@@ -91,8 +91,9 @@ class FlashHistory:
     """Frequency sets of checked nodes, to roll a new node's up from the smallest below it.
 
     Keeps at most ``capacity`` sets, dropping the least recently used (stored or served) when
-    full; a set is stored only when it has at most :data:`SHRINK` times the rows of the set it
-    was rolled up from (else that one serves as well).
+    full. :class:`_Flash` stores a set only when it has at most :data:`SHRINK` times the rows
+    of the set it was rolled up from, or of the table's distinct rows when computed from them
+    (else that source serves as well).
     """
 
     def __init__(self, width: int, capacity: int = HISTORY_SIZE) -> None:
@@ -100,16 +101,15 @@ class FlashHistory:
         self.sizes = np.full(capacity, np.iinfo(np.int64).max, dtype=np.int64)
         self.used = np.zeros(capacity, dtype=np.int64)  # last use, for LRU eviction
         self.sets: list[FrequencySet | None] = [None] * capacity
+        self.filled = np.zeros(capacity, dtype=bool)
         self.clock = 0
 
     def below(self, node: np.ndarray) -> FrequencySet | None:
         """The held set with the fewest rows among the nodes at or below ``node``."""
-        ok = np.all(self.nodes <= node, axis=1)
-        if not ok.any():
+        held = np.all(self.nodes <= node, axis=1) & self.filled
+        if not held.any():
             return None
-        i = int(np.argmin(np.where(ok, self.sizes, np.iinfo(np.int64).max)))
-        if self.sets[i] is None:
-            return None
+        i = int(np.argmin(np.where(held, self.sizes, np.iinfo(np.int64).max)))
         self.clock += 1
         self.used[i] = self.clock
         return self.sets[i]
@@ -119,7 +119,7 @@ class FlashHistory:
         i = int(np.argmin(self.used))
         self.clock += 1
         self.nodes[i], self.sizes[i], self.used[i] = node, len(fs.counts), self.clock
-        self.sets[i] = fs
+        self.sets[i], self.filled[i] = fs, True
 
 
 class _Flash:
@@ -137,6 +137,7 @@ class _Flash:
             [int(np.prod(self.shape[j + 1 :])) for j in range(lattice.m)], dtype=np.int64
         )
         self.history = FlashHistory(lattice.m)
+        self.u = len(lattice.base_counts)  # the table's distinct rows: the source of last resort
         self.checked = 0
 
     def successors(self, i: int) -> list[int]:
@@ -156,7 +157,8 @@ class _Flash:
             self.state[tuple(slice(int(v), None) for v in node)] = SATISFIES
         else:
             self.state[tuple(slice(0, int(v) + 1) for v in node)] = FAILS
-            if source is None or len(fs.counts) <= SHRINK * len(source.counts):
+            rows = self.u if source is None else len(source.counts)
+            if len(fs.counts) <= SHRINK * rows:  # else its source serves as well
                 self.history.add(node, fs)
         return ok
 
@@ -196,8 +198,6 @@ class _Flash:
     def run(self) -> None:
         """Visit every node in the strategy's order (height first) and start a binary phase
         from each one still untagged."""
-        bottom = self.nodes[0]
-        self.history.add(bottom, self.lattice.frequency_set(range(self.lattice.m), bottom))
         for i in np.argsort(self.rank):
             if self.flat[i] == UNKNOWN:
                 self.binary_phase(int(i))

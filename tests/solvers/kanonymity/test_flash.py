@@ -220,6 +220,9 @@ def test_history_serves_the_smallest_set_below_and_drops_the_least_recently_used
     history = FlashHistory(3, capacity=2)
     bottom, mid, top = np.zeros(3, int), np.array([1, 0, 1]), lattice.heights.copy()
     assert history.below(top) is None
+    history.add(mid, lattice.node_set(mid))
+    assert history.below(np.array([0, 1, 0])) is None  # held, but not below; a slot is empty
+    history = FlashHistory(3, capacity=2)
     history.add(bottom, lattice.node_set(bottom))
     history.add(mid, lattice.node_set(mid))
     assert history.below(top).levels == tuple(mid)  # fewer rows than the bottom
