@@ -79,7 +79,8 @@ def strategy_order(lattice: Lattice, nodes: np.ndarray) -> np.ndarray:
     for j, h in enumerate(heights):
         if h > 0:
             prec += nodes[:, j] / h
-        distinct = np.array([len(np.unique(c)) for c in lattice._base_cols[j]], dtype=float)
+        values = np.unique(lattice.table.codes[:, j])  # the values the table holds
+        distinct = np.array([len(np.unique(g[values])) for g in lattice.groups[j]], dtype=float)
         kept += distinct[nodes[:, j]] / distinct[0]
     order = np.lexsort((np.arange(len(nodes)), 1.0 - kept / m, prec / m, level))
     rank = np.empty(len(nodes), dtype=np.int64)
