@@ -92,6 +92,13 @@ class Publisher:
         """The values the ``metric`` option may take for its algorithms (none by default)."""
         return ()
 
+    def utility(self, value: Any, name: str) -> tuple[str, ...]:
+        """The utility metrics ``value`` (the ``utility`` option) asks the release for; a
+        publisher that reports none refuses the option, naming it as ``name``."""
+        if value is not None:
+            raise ValueError(f"`{name}` is for releases with utility metrics (recodings)")
+        return ()
+
     def instance(self, request: Request, source: Source) -> Any:
         """The problem's instance built from ``source``, after the checks that need the data."""
         raise NotImplementedError

@@ -29,7 +29,6 @@ from anonratio.bench.publish.publisher import (
     publishers,
     size_parameters,
 )
-from anonratio.instances.kanonymity.metrics import check_metrics
 from anonratio.instances.privacy import PrivacyModel
 from anonratio.instances.validation import (
     check_choice,
@@ -323,5 +322,5 @@ def check_request(
         publisher=publisher,
         names=names,
         bound=check_bound(bound, names.get("bound", "bound")),
-        utility=check_metrics(utility, names.get("utility", "utility")),
+        utility=publisher.utility(utility, names.get("utility", "utility")),
     )

@@ -338,7 +338,7 @@ def terminal_summary(report: dict[str, Any], width: int = 100) -> str:
         least = _short(r.median_ratio_at_least) if mark else ""
         over = "" if r.kind == "exact" else str(r.over_guarantee)
         rows.append((*map(str, counts), *(c + mark if c else c for c in ratios), least, over))
-    widths = [max(len(h), *(len(x[i]) for x in rows)) for i, h in enumerate(head)]
+    widths = [max([len(h), *(len(x[i]) for x in rows)]) for i, h in enumerate(head)]
     lines = []
     for cells in [head, *rows]:
         left = [c.ljust(w) for c, w in zip(cells[:2], widths, strict=False)]

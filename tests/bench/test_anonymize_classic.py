@@ -38,7 +38,7 @@ def _run(capsys, *argv):
     return code, json.loads(out.out)
 
 
-@pytest.mark.parametrize("algorithm", ["samarati", "incognito", "datafly"])
+@pytest.mark.parametrize("algorithm", ["samarati", "incognito", "flash", "datafly"])
 def test_full_domain_publishes_a_global_recoding_with_privacy_models(
     data, tmp_path, capsys, algorithm
 ):
@@ -138,6 +138,8 @@ def test_local_recodings_print_every_metric(data, tmp_path, capsys, algorithm):
         hier,
         "--algorithm",
         algorithm,
+        "--utility",
+        "all",
         "--out",
         out,
     )

@@ -265,3 +265,9 @@ def test_bad_bound_and_metrics_are_named(data, tmp_path, capsys, frame):
         anonratio.anonymize(frame, QI, 3, utility="accuracy")
     error = _refused(capsys, data, tmp_path, "--qi", "age", "--k", 3, "--utility", "stars,x")
     assert error.startswith("`--utility` must be one of") and error.endswith("got 'x'")
+
+
+def test_a_release_without_metrics_refuses_the_utility_option(frame):
+    numeric = frame.assign(age=frame["age"].astype(int))
+    with pytest.raises(ValueError, match="`utility` is for releases with utility metrics"):
+        anonratio.anonymize(numeric, ["age"], 3, algorithm="r-gather", utility="all")

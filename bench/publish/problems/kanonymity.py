@@ -43,6 +43,11 @@ class KAnonymityPublisher(Publisher):
 
         return tuple(NODE_METRICS)
 
+    def utility(self, value: Any, name: str) -> tuple[str, ...]:
+        from anonratio.instances.kanonymity.metrics import check_metrics
+
+        return check_metrics(value, name)
+
     def instance(self, request: Request, source: Source) -> Any:
         from anonratio.instances import KAnonymityInstance
 

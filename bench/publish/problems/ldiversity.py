@@ -85,6 +85,11 @@ class LDiversityPublisher(Publisher):
     def why_not(self, algorithm: Algorithm) -> str:
         return "l-diversity publishes by suppression"
 
+    def utility(self, value: Any, name: str) -> tuple[str, ...]:
+        from anonratio.instances.kanonymity.metrics import check_metrics
+
+        return check_metrics(value, name)
+
     def instance(self, request: Request, source: Source) -> Any:
         from anonratio.instances.ldiversity import LDiversityInstance
 
