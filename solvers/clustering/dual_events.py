@@ -10,12 +10,12 @@ structure of all the pairs within the largest radius: each point's neighbour row
   opening; popping a key recomputes that center's earliest opening with a scan of its row, in
   order of radius, that stops at the first radius beyond the best time found.
 * A row complete below ``bound[v]`` decides the center alone when its best time is below the
-  bound. Otherwise the clusters not listed have radius ``>= bound[v]`` and, when that exceeds
-  the current time ``t``, need an unassigned member (idle support only pays radii ``<= t``), so
-  they open no earlier than ``delta(v)``, the distance from ``v`` to the nearest unassigned
-  point (a KD-tree over the unassigned points, rebuilt when half of them have frozen: a stale
-  tree only lowers the bound). The key then becomes ``max(bound, delta)``, and the row is
-  lengthened when that key comes up.
+  bound. Otherwise the clusters not listed have radius ``d >= bound[v]``; when that exceeds the
+  current time ``t`` the frozen points (duals ``<= t``) pay them nothing, so such a cluster
+  opens no earlier than ``d + setup(d) / U(d)``, ``U(d)`` its unassigned potential members,
+  counted among the nearest unassigned points of a KD-tree of them (rebuilt as they freeze; a
+  stale tree only lowers the bound). The key becomes that bound, and the row is lengthened
+  (its number of neighbours doubled) when the key comes up.
 * Opening a cluster kills its members; the rows of the points it kills and of the centers they
   touch are made complete up to ``t`` first (steps 7-12 of Procedure 1).
 
@@ -45,6 +45,12 @@ MARGIN = 1e-9
 
 #: initial keys are computed for this many rows at a time
 KEY_ROWS = 65536
+
+#: the tree of unassigned points is rebuilt once this fraction of it is left unassigned
+REBUILD = 0.8
+
+#: unassigned points counted around a center to bound its clusters beyond its row
+UNASSIGNED_K = 16
 
 _UNASSIGNED, _IDLE, _DEAD = 0, 1, 2
 _INF = float("inf")
@@ -94,9 +100,7 @@ class _Events:
         self.n_unassigned = n
         self._utree: cKDTree | None = None
         self._utree_size = 0
-        self._utree_version = 0
-        self._delta_cache = array("d", bytes(8 * n))
-        self._delta_version = array("q", bytes(8 * n))
+        self._near: dict[int, list[float]] = {}  # per center, its distances on that tree
         self.heap = self._initial_keys(facility)
 
     def _initial_keys(self, facility: np.ndarray) -> list[tuple[float, int]]:
@@ -187,44 +191,43 @@ class _Events:
                 best, best_k = time, k
         return best, best_k, False
 
-    def _delta(self, v: int) -> float:
-        """A lower bound on the distance from ``v`` to the nearest unassigned point.
-
-        The unassigned points only become fewer, so a bound once found stays one: it is kept,
-        and asked of the tree again only once the tree has been rebuilt."""
-        if self.n_unassigned == 0:
-            return _INF
-        if self._utree is None or 2 * self.n_unassigned < self._utree_size:
+    def _unassigned_tree(self) -> cKDTree:
+        """The KD-tree of the unassigned points, rebuilt once a fraction :data:`REBUILD` of
+        its points is left unassigned (the points frozen since only lower the bounds)."""
+        if self._utree is None or self.n_unassigned < REBUILD * self._utree_size:
             free = np.flatnonzero(np.frombuffer(self.state, dtype=np.uint8) == _UNASSIGNED)
             self._utree = cKDTree(self.metric.points[free])
             self._utree_size = free.size
-            self._utree_version += 1
-        if self._delta_version[v] == self._utree_version:
-            return self._delta_cache[v]
-        dist, _ = self._utree.query(self.metric.points[v], k=1, p=self.metric.p)
-        self._delta_cache[v] = value = float(dist) * (1.0 - SLACK)
-        self._delta_version[v] = self._utree_version
-        return value
+            self._near.clear()
+        return self._utree
 
-    def _unlisted_bound(self, v: int, low: float) -> float:
-        """A lower bound on the opening times of ``v``'s clusters of radius ``>= low > t``.
+    def _unlisted_bound(self, v: int, bound: float) -> float:
+        """A lower bound on the opening times of ``v``'s clusters of radius ``d >= bound > t``.
 
-        Frozen points have duals ``<= t``, below such a radius: only the ``U`` unassigned
-        potential members pay, at most ``T - d`` each by time ``T``, so cluster ``(v, d)`` opens
-        no earlier than ``d + setup(d) / U``. With ``U`` counted within ``2 low`` (on the tree
-        of unassigned points; a stale tree only counts more), every such cluster opens no
-        earlier than ``min(2 low, low + setup(low) / U)``.
+        Frozen points have duals ``<= t < d``: only the ``U(d)`` unassigned potential members
+        pay, at most ``T - d`` each by time ``T``, so cluster ``(v, d)`` opens no earlier than
+        ``d + setup(d) / U(d)`` (and never with ``U(d) = 0``). With ``e_1 <= e_2 <= ...`` the
+        distances to the :data:`UNASSIGNED_K` nearest unassigned points (lowered by the slack;
+        a stale tree has more points, so smaller ``e_j``), ``U(d) <= j`` for ``d < e_{j+1}``:
+        the bound is ``min_j (d_j + setup(d_j) / j)``, ``d_j = max(bound, e_j)``, and
+        ``max(bound, e_K)`` for the radii beyond.
         """
-        setup = self.f[v] + self.lam * low
-        if self._utree is None or setup <= 0.0 or low == _INF:
-            return low
-        far = 2.0 * low
-        count = self._utree.query_ball_point(
-            self.metric.points[v], far * (1.0 + SLACK), p=self.metric.p, return_length=True
-        )
-        if count == 0:
-            return far
-        return max(low, min(far, low + setup / int(count) * (1.0 - SLACK)))
+        if self.n_unassigned == 0:
+            return _INF
+        tree = self._unassigned_tree()
+        near = self._near.get(v)
+        if near is None:  # the same tree gives the same distances: asked once per tree
+            k = min(UNASSIGNED_K, tree.n)
+            dist, _ = tree.query(self.metric.points[v], k=k, p=self.metric.p)
+            near = self._near[v] = (np.atleast_1d(dist) * (1.0 - SLACK)).tolist()
+        fv, lam = self.f[v], self.lam
+        low = max(bound, near[-1])
+        for j, e in enumerate(near, start=1):
+            d = max(bound, e)
+            if d >= low:
+                break
+            low = min(low, d + (fv + lam * d) / j)
+        return low
 
     def earliest(self, v: int, floor: float) -> tuple[float, int]:
         """``(time, k)``: ``v``'s earliest opening and its row position, or ``(key, -1)`` with
@@ -236,15 +239,16 @@ class _Events:
             bound = float(rows.bound[v])
             if decided or best * (1.0 + MARGIN) < bound or bound == _INF:
                 return best, k
-            if bound <= floor:  # with the rows around it, which the coming events will need
-                rows.ensure(np.concatenate(([v], rows.row(v)[0])), floor)
-                continue
-            low = self._unlisted_bound(v, max(bound, self._delta(v)))
-            if best * (1.0 + MARGIN) < low:
-                return best, k
-            if best > low or best == _INF:
-                return low, -1
-            rows.ensure(np.array([v]), best * (1.0 + MARGIN))  # a near tie at the row's end
+            target = floor  # lengthen the row past the key ...
+            if bound > self.t:  # the unlisted radii exceed t: they need an unassigned member
+                low = self._unlisted_bound(v, bound)
+                if best * (1.0 + MARGIN) < low or low == _INF:
+                    return best, k
+                if low > floor:
+                    if best > low:
+                        return low, -1
+                    target = best * (1.0 + MARGIN)  # ... or past a near tie at its end
+            rows.ensure(np.array([v]), target)
 
     # -----------------------------------------------------------------------------------------
     def open(self, v: int, k: int, cid: int) -> None:
