@@ -142,6 +142,7 @@ def _comparable(df):
 # ---------------------------------------------------------------------------------------------
 # kill -9, then the same command again
 # ---------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_sigkill_then_resume_gives_the_uninterrupted_table(tmp_path):
     tasks = _tasks(seeds=range(3))
     code, _, err = _run(tmp_path / "whole", tasks)
@@ -262,6 +263,7 @@ def test_out_is_checked_before_any_work(tmp_path):
 # ---------------------------------------------------------------------------------------------
 # limits
 # ---------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_runs_over_their_memory_or_time_limit_become_rows(tmp_path):
     tasks = [
         ("kanon-binary", {"n": 8, "m": 3, "k": 2}, 0, a, 60.0) for a in ("hog", "forest", "hang")

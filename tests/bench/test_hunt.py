@@ -179,6 +179,7 @@ def test_table_moves_change_one_thing():
 # ---------------------------------------------------------------------------------------------
 # the command line and the library
 # ---------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_cli_prints_the_worst_instance_side_by_side(tmp_path, capsys):
     argv = ["hunt", "factor-2", "--problem-params", "k=2", "alphabet=2", "--size", "6"]
     assert main([*argv, "--steps", "150", "--out", str(tmp_path)]) == 0
@@ -226,6 +227,7 @@ def _fake_checkout(tmp_path, monkeypatch):
     return library
 
 
+@pytest.mark.slow
 def test_library_keeps_the_worse_instance_and_feeds_the_family(tmp_path, monkeypatch):
     _fake_checkout(tmp_path, monkeypatch)
     result = hunt("factor-2", params={"k": 2, "alphabet": 2}, size=6, steps=150, seed=0)

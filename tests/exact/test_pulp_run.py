@@ -358,6 +358,7 @@ def test_highs_time_limit_counts_pulps_copy_of_the_model(monkeypatch):
     assert given <= 2.0 - 0.3
 
 
+@pytest.mark.slow
 def test_cbc_cut_short_by_its_limit_never_claims_infeasibility():
     # a feasible model (its MIP start is a solution) under limits that stop CBC anywhere from
     # reading the model to its search: CBC 2.10's preprocessing, stopped in its cut generators,

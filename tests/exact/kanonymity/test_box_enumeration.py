@@ -74,6 +74,7 @@ def test_cap_and_deadline():
         box_groups(lat, y, 5.0, deadline=0.0)
 
 
+@pytest.mark.slow
 def test_agrees_with_the_enumeration_from_representatives():
     inst, _ = generate("kanon-random", seed=1, n=60, k=3)
     d = prepare(inst)

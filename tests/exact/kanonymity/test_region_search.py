@@ -92,6 +92,7 @@ def test_no_solve_after_the_deadline():
     assert verify(inst, labels).cost == pytest.approx(verify(inst, start).cost)
 
 
+@pytest.mark.slow
 def test_refreshed_prices_give_the_reduced_costs_from_scratch():
     inst, _ = generate("kanon-random", seed=1, n=40, k=3)
     start = _random_partition(inst.n, 3, np.random.default_rng(1))
@@ -116,6 +117,7 @@ def test_refreshed_prices_give_the_reduced_costs_from_scratch():
     assert verify(inst, labels).cost <= verify(inst, start).cost + TOL
 
 
+@pytest.mark.slow
 def test_done_passes_wait_for_new_prices_and_start_again():
     inst, _ = generate("kanon-random", seed=1, n=40, k=3)
     start = _random_partition(inst.n, 3, np.random.default_rng(1))

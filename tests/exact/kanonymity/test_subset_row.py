@@ -74,6 +74,7 @@ def test_bound_between_relaxation_and_optimum_and_proven_by_brute_force(inst):
     assert (out.cuts.sigma >= 0).all() and out.rounds >= 1
 
 
+@pytest.mark.slow
 def test_the_cuts_raise_the_bound_where_the_relaxation_is_fractional():
     inst, _ = generate("kanon-random", seed=1, n=40, k=2)
     lat = BoxLattice(inst)
@@ -162,6 +163,7 @@ def test_exact_solvers_with_the_cuts_and_the_budget_stay_exact(solve, drawn):
     check()
 
 
+@pytest.mark.slow
 def test_both_exact_solvers_prove_the_optimum_from_the_cut_bound(monkeypatch):
     monkeypatch.setattr(set_partitioning, "LATTICE_MIN_UNIQUE", 0)
     inst, _ = generate("kanon-random", seed=1, n=40, k=2)
