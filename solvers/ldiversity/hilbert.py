@@ -36,7 +36,7 @@ then a one-dimensional l-diverse partitioning by sensitive-value buckets, O(n lo
 This module's reading: the nearest heads, the critical-bucket rule that preserves
 eligibility and the end group of step 3, and the domain scaling of step 1 ("normalized"
 coordinates; with raw codes the SAL-like table of ``sal_like(100_000, d=7, l=6, seed=0)``
-needs 607,120 stars instead of 478,752).
+needs 606,958 stars instead of 478,470).
 """
 
 from __future__ import annotations
@@ -122,8 +122,12 @@ def hilbert_order(
     Returns
     -------
     ndarray of int
-        A permutation of ``0..n-1``. Records at the same QI point are interleaved round-robin
-        over their sensitive values (the first record of each value, then the second, ...).
+        A permutation of ``0..n-1``. The curve does not order the records of one QI point; they
+        are spread by sensitive value in proportion: the ``i``-th of a value's ``c`` records
+        there sits at fraction ``(i + 1/2) / c`` of the point's run (ties by value), so every
+        stretch of the run mixes the values as the whole point does and the grouping does not
+        exhaust the rare values first (on ``sal_like(60_000, d=1, projection=4, seed=0)``,
+        888 stars against 30,318 with a round-robin over the values).
     """
     codes = np.asarray(codes, dtype=np.int64)
     s = np.asarray(sensitive, dtype=np.int64)
@@ -141,12 +145,15 @@ def hilbert_order(
         bits = max(1, int(dom.max() - 1).bit_length())
         rep = (rep << bits) // dom
     rank = _curve_rank(rep, bits)
-    by_pair = np.lexsort((s, point))  # occurrence index within (point, value)
+    by_pair = np.lexsort((s, point))  # occurrence index and count within (point, value)
     ps = point[by_pair] * (int(s.max()) + 1) + s[by_pair]
     starts = np.flatnonzero(np.r_[True, ps[1:] != ps[:-1]])
+    sizes = np.diff(np.r_[starts, n])
     occ = np.empty(n, dtype=np.int64)
-    occ[by_pair] = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
-    return np.lexsort((s, occ, rank[point]))
+    occ[by_pair] = np.arange(n) - np.repeat(starts, sizes)
+    count = np.empty(n, dtype=np.int64)
+    count[by_pair] = np.repeat(sizes, sizes)
+    return np.lexsort((s, (occ + 0.5) / count, rank[point]))
 
 
 def diverse_groups(s: ArrayLike, l: int) -> np.ndarray:
