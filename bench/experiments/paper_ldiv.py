@@ -127,7 +127,9 @@ def check_findings(frame: pd.DataFrame) -> list[dict[str, Any]]:
             add(f"TP+ needs no more stars than {other}", None, "no paired runs")
             continue
         share = float((p["tp-plus"] <= p[other]).mean())
-        gain = float(np.median(1 - p["tp-plus"] / p[other].replace(0, np.nan)))
+        # a run where the other needs no star has no relative saving: left out of the median
+        saving = (1 - p["tp-plus"] / p[other].replace(0, np.nan)).dropna()
+        gain = float(saving.median()) if len(saving) else 0.0
         add(
             f"TP+ needs no more stars than {'TP' if other == 'tp' else 'Hilbert'}",
             share == 1.0,

@@ -79,6 +79,10 @@ def test_frame_keeps_the_projection_and_pairs_within_it():
     found = {f["text"]: f for f in check_findings(frame)}
     # three projections of one (n, d, l, seed) are three paired runs, not one
     assert "on 100% of 3 runs" in found["TP+ needs no more stars than TP"]["detail"]
+    # a table on which TP needs no star has no relative saving, and does not blank the median
+    frame = _frame([*rows, _row("tp", 2, 3, 0), _row("tp-plus", 2, 3, 0)])
+    detail = {f["text"]: f for f in check_findings(frame)}["TP+ needs no more stars than TP"]
+    assert detail["detail"] == "TP+ <= tp on 100% of 4 runs; median saving 5.0%"
 
 
 def test_tp_against_hilbert_compares_means_over_the_projections():
