@@ -22,8 +22,10 @@
   with CP-SAT and HiGHS at 60 s where they prove optimality (n <= 40), then the approximation
   algorithms alone on 1,000-10,000 points.
 * ``paper-ldiv``: the experiments of Xiao, Yi and Tao (2010, §6.1): TP, TP+ and Hilbert on
-  SAL-like tables, stars against l and d, runtime up to 600,000 records, and small tables against
-  the exact models (:mod:`anonratio.bench.experiments.paper_ldiv` tests the paper's findings).
+  SAL-like tables of 600,000 records, stars against l and against d (every projection of SAL-d,
+  averaged per d), runtime against n, and small tables against the exact models
+  (:mod:`anonratio.bench.experiments.paper_ldiv` tests the paper's findings);
+  ``paper-ldiv-certified``: TP+ certified by the pattern model's LP bound against d.
 * ``adult-certified``: k-anonymity on UCI Adult (needs ``ANONRATIO_DATASETS``): samples of
   100-400 records with CP-SAT at 120 s and the whole table at 600 s, k = 5 and 10; FOREST,
   Mondrian, Datafly, local search (the best-known partition) and ``kanon-certified`` (the
@@ -65,6 +67,7 @@ BUILTIN = (
     "paper-fig7",
     "clustering",
     "paper-ldiv",
+    "paper-ldiv-certified",
     "adult-certified",
     "scale-certified",
 )

@@ -11,8 +11,6 @@ G. Aggarwal, T. Feder, K. Kenthapadi, R. Motwani, R. Panigrahy, D. Thomas, A. Zh
 "Approximation Algorithms for k-Anonymity". Journal of Privacy Technology, 2005.
 """
 
-import numpy as np
-
 from anonratio.bench.declarations import (
     Algorithm,
     Family,
@@ -23,17 +21,15 @@ from anonratio.bench.declarations import (
     no_guarantee,
 )
 from anonratio.bench.problem import Problem, lazy, reference
-from anonratio.instances.kanonymity import (
-    families,
-)
-from anonratio.instances.kanonymity.moves import MOVES
-from anonratio.instances.loaders import ADULT_QI
+from anonratio.instances.adult import ADULT_QI
 
 # the solvers and exact models load on first use, not when the problem is declared
 solve_cbc = lazy("anonratio.exact.kanonymity:solve_cbc")
 solve_cpsat = lazy("anonratio.exact.kanonymity:solve_cpsat")
 solve_highs = lazy("anonratio.exact.kanonymity:solve_highs")
 certify = lazy("anonratio.exact.kanonymity.certified:certify")
+alpha_k_topdown = lazy("anonratio.solvers.kanonymity.alpha_k_topdown:alpha_k_topdown")
+alpha_k_requires = lazy("anonratio.solvers.kanonymity.alpha_k_topdown:requires_sensitive")
 box_greedy = lazy("anonratio.solvers.kanonymity.box_greedy:box_greedy")
 box_greedy_unsupported = lazy("anonratio.solvers.kanonymity.box_greedy:unsupported")
 datafly = lazy("anonratio.solvers.kanonymity.datafly:datafly")
@@ -42,12 +38,15 @@ one_two_factor_guarantee = lazy("anonratio.solvers.kanonymity.factor_2:one_two_f
 two_factor = lazy("anonratio.solvers.kanonymity.factor_3:two_factor")
 two_factor_guarantee = lazy("anonratio.solvers.kanonymity.factor_3:two_factor_guarantee")
 forest = lazy("anonratio.solvers.kanonymity.forest:forest")
+flash = lazy("anonratio.solvers.kanonymity.flash:flash")
 forest_guarantee = lazy("anonratio.solvers.kanonymity.forest:forest_guarantee")
 incognito = lazy("anonratio.solvers.kanonymity.incognito:incognito")
+k_optimize = lazy("anonratio.solvers.kanonymity.k_optimize:k_optimize")
 local_search = lazy("anonratio.solvers.kanonymity.local_search:local_search")
 mondrian = lazy("anonratio.solvers.kanonymity.mondrian:mondrian")
 mondrian_relaxed = lazy("anonratio.solvers.kanonymity.mondrian:mondrian_relaxed")
 samarati = lazy("anonratio.solvers.kanonymity.samarati:samarati")
+tds = lazy("anonratio.solvers.kanonymity.tds:tds")
 
 __all__ = ["PROBLEM"]
 
@@ -63,29 +62,31 @@ FAMILIES = (
     Family(
         "kanon-binary",
         "k-anonymity",
-        "uniform random binary table (suppression = generalization), Aggarwal et al. 2005 §5-§6",
-        {"n": 20, "m": 6, "k": 3, "row_deletion": False},
-        families.binary,
+        "uniform random binary table (suppression = generalization), Aggarwal et al. 2005 §5-§6; "
+        "sensitive > 0 adds a sensitive attribute of that many values, balanced",
+        {"n": 20, "m": 6, "k": 3, "row_deletion": False, "sensitive": 0},
+        lazy("anonratio.instances.kanonymity.families:binary"),
     ),
     Family(
         "kanon-ternary",
         "k-anonymity",
         "uniform random ternary table (the alphabet of the NP-hardness proof, 2005 §3)",
         {"n": 20, "m": 6, **_COMMON},
-        families.ternary,
+        lazy("anonratio.instances.kanonymity.families:ternary"),
     ),
     Family(
         "kanon-categorical",
         "k-anonymity",
         "uniform random table over an alphabet of `alphabet` values, no hierarchies",
         {"n": 20, "m": 6, "alphabet": 4, **_COMMON},
-        families.categorical,
+        lazy("anonratio.instances.kanonymity.families:categorical"),
     ),
     Family(
         "kanon-random",
         "k-anonymity",
         "Adult-like table: 10-40 values and 3-5 level interval hierarchies per attribute, "
-        "optionally Zipf-skewed (zipf > 0); generalization model",
+        "optionally Zipf-skewed (zipf > 0); generalization model; sensitive > 0 adds a "
+        "sensitive attribute of that many values, balanced",
         {
             "n": 100,
             "m": 6,
@@ -95,8 +96,9 @@ FAMILIES = (
             "cardinality": (10, 40),
             "levels": (3, 5),
             "zipf": 0.0,
+            "sensitive": 0,
         },
-        families.random,
+        lazy("anonratio.instances.kanonymity.families:random"),
     ),
     Family(
         "kanon-planted",
@@ -113,7 +115,7 @@ FAMILIES = (
             "levels": 0,
             **_COMMON,
         },
-        families.planted,
+        lazy("anonratio.instances.kanonymity.families:planted"),
     ),
     Family(
         "kanon-triangles",
@@ -121,7 +123,7 @@ FAMILIES = (
         "edge-partition-into-triangles gadget (2005 §3) of a random union of n_triangles "
         "edge-disjoint triangles, k = 3: optimum 9mt with m = n_triangles, t = ceil(log2(3m+1))",
         {"n_triangles": 3, "n_vertices": 7, "preliminary": False},
-        families.triangles,
+        lazy("anonratio.instances.kanonymity.families:triangles"),
     ),
     Family(
         "kanon-gap-pair",
@@ -129,7 +131,7 @@ FAMILIES = (
         "one member ('first' or 'second') of the graph-representation pair (2005 §4): same "
         "k-clique graph, optima k^2 2^(k-2) and k(2^k - 2)",
         {"k": 4, "member": "first"},
-        families.gap_pair,
+        lazy("anonratio.instances.kanonymity.families:gap_pair"),
     ),
     Family(
         "kanon-2factor-tight",
@@ -137,7 +139,7 @@ FAMILIES = (
         "the eight 4-bit records 0000, 0001, 0011, 0111, 1111, 1110, 1100, 1000 at k = 3 "
         "(2005 §6): the cycle decomposition of the optimal 2-factor pays 3 times its weight",
         {},
-        families.cycle_8,
+        lazy("anonratio.instances.kanonymity.families:cycle_8"),
     ),
     Family(
         "kanon-adult",
@@ -151,7 +153,7 @@ FAMILIES = (
             "row_deletion": False,
             "qi": ADULT_QI,
         },
-        families.adult,
+        lazy("anonratio.instances.kanonymity.families:adult"),
     ),
 )
 
@@ -186,14 +188,8 @@ def _best_known_hint(instance, seed=None, time_limit=HINT_MAX_S):
     return local_search(instance, seed=seed, time_limit=min(HINT_MAX_S, time_limit))
 
 
-def _small_lattice(instance):
-    """Samarati and Incognito enumerate the generalization lattice: refuse a huge one."""
-    from anonratio.solvers.kanonymity.full_domain import MAX_NODES
-
-    size = float(np.prod(instance.heights + 1.0))
-    if size > MAX_NODES:
-        return f"the generalization lattice has {size:.3g} nodes, more than {MAX_NODES:,}"
-    return None
+#: Samarati, Incognito and Flash enumerate the generalization lattice: they refuse a huge one
+_small_lattice = lazy("anonratio.solvers.kanonymity.lattice_search:small_lattice")
 
 
 _AGGARWAL = "Aggarwal et al. 2005"
@@ -261,6 +257,17 @@ ALGORITHMS = (
         requires=_small_lattice,
     ),
     Algorithm(
+        name="flash",
+        problem=NAME,
+        kind="heuristic",
+        function=flash,
+        guarantee=no_guarantee,
+        guarantee_text=_CLASSIC + "; optimal full-domain generalization for the metric",
+        source="Kohlmayer et al. 2012 (Flash, ARX's algorithm: paths, binary search, tagging)",
+        complexity="worst case O(u m) per lattice node; predictive tagging checks a fraction",
+        requires=_small_lattice,
+    ),
+    Algorithm(
         name="datafly",
         problem=NAME,
         kind="heuristic",
@@ -269,6 +276,30 @@ ALGORITHMS = (
         guarantee_text=_CLASSIC + "; greedy full-domain generalization",
         source="Sweeney 2002, §4.1 (Datafly)",
         complexity="at most sum_j l_j steps, each O(u m)",
+    ),
+    Algorithm(
+        name="tds",
+        problem=NAME,
+        kind="heuristic",
+        function=tds,
+        guarantee=no_guarantee,
+        guarantee_text="none; greedy single-dimensional global recoding (taxonomy cuts)",
+        source="Fung, Wang and Yu, ICDE 2005 (Top-Down Specialization: best InfoGain / "
+        "(AnonyLoss + 1), the sensitive attribute as the class; |T_v| without one)",
+        complexity="at most one round per internal taxonomy node, each O(n m log n)",
+    ),
+    Algorithm(
+        name="k-optimize",
+        problem=NAME,
+        kind="heuristic",
+        function=k_optimize,
+        guarantee=no_guarantee,
+        guarantee_text=_CLASSIC + "; optimal for its own objective (discernibility, |D| per "
+        "suppressed tuple) among single-dimensional interval recodings when its status is optimal",
+        source="Bayardo and Agrawal, ICDE 2005; "
+        f"{_SURVEY}, §4.1.1 (set-enumeration tree of interval cuts, branch and bound; anytime)",
+        complexity="2^N tree nodes for N cut values, branch and bound; O(|T| u) per node and "
+        "pruning pass (|T| tail values, u unique records)",
     ),
     Algorithm(
         name="mondrian",
@@ -289,6 +320,19 @@ ALGORITHMS = (
         guarantee_text=_CLASSIC + "; relaxed multidimensional partitioning",
         source=f"LeFevre et al. 2006; {_SURVEY}, §4.1.2 (Mondrian, relaxed)",
         complexity="O(n (m + log n) log(n/k))",
+    ),
+    Algorithm(
+        name="alpha-k-topdown",
+        problem=NAME,
+        kind="heuristic",
+        function=alpha_k_topdown,
+        guarantee=no_guarantee,
+        guarantee_text="none (a heuristic); every class is (alpha, k)-anonymous, alpha = 0.5 "
+        "by default",
+        source=f"Wong, Li, Fu and Wang, KDD 2006 (top-down local recoding); {_SURVEY}, §5",
+        complexity="O(n m (m + sum_j l_j) sum_j l_j) without borrowing, plus O(D S^2) per "
+        "borrowed record (D children, S sensitive values)",
+        requires=alpha_k_requires,
     ),
     Algorithm(
         name="kanon-box-greedy",
@@ -374,6 +418,9 @@ ALGORITHMS = (
     ),
 )
 
+#: the small tables with hierarchies of the reference set
+_GENERALIZATION = {"n": 10, "m": 3, "cardinality": (4, 6), "levels": (2, 3)}
+
 PROBLEM = Problem(
     name=NAME,
     prefix="kanon",
@@ -395,24 +442,8 @@ PROBLEM = Problem(
         reference("ternary-12x4-k2", "kanon-ternary", n=12, m=4, k=2),
         reference("ternary-12x4-k3", "kanon-ternary", n=12, m=4, k=3),
         reference("ternary-10x5-k4", "kanon-ternary", n=10, m=5, k=4),
-        reference(
-            "generalization-10x3-k2",
-            "kanon-random",
-            n=10,
-            m=3,
-            k=2,
-            cardinality=(4, 6),
-            levels=(2, 3),
-        ),
-        reference(
-            "generalization-10x3-k3",
-            "kanon-random",
-            n=10,
-            m=3,
-            k=3,
-            cardinality=(4, 6),
-            levels=(2, 3),
-        ),
+        reference("generalization-10x3-k2", "kanon-random", k=2, **_GENERALIZATION),
+        reference("generalization-10x3-k3", "kanon-random", k=3, **_GENERALIZATION),
         reference("planted-24x6-k2", "kanon-planted", n=24, m=6, n_groups=4, k=2),
         reference("planted-24x6-k3", "kanon-planted", n=24, m=6, n_groups=4, k=3),
         reference("planted-24x6-k5", "kanon-planted", n=24, m=6, n_groups=4, k=5),
@@ -420,6 +451,8 @@ PROBLEM = Problem(
     ),
     worst_found="forest",
     contract=("kanon-binary", {"n": 10, "m": 4, "k": 3}),
+    # alpha-k-topdown needs a sensitive attribute: 3 balanced values (largest frequency 0.4)
+    contract_alternatives=({"sensitive": 3},),
     asv_sizes={
         "small": (
             ("kanon-binary", {"n": 60, "m": 8, "k": 3}),
@@ -431,6 +464,13 @@ PROBLEM = Problem(
             ("kanon-binary", {"n": 400, "m": 10, "k": 2}),
         ),
     },
+    # alpha-k-topdown needs a sensitive attribute
+    asv_overrides={
+        "alpha-k-topdown": {
+            "small": (("kanon-binary", {"n": 60, "m": 8, "k": 3, "sensitive": 3}),),
+            "large": (("kanon-random", {"n": 2000, "m": 8, "k": 10, "sensitive": 4}),),
+        },
+    },
     # searches run to convergence: 10 s or more on the large instance
     asv_slow={
         "kanon-certified": ("large",),
@@ -440,6 +480,12 @@ PROBLEM = Problem(
     },
     # the worst-case hunter starts from small categorical tables (k = 3 by default) and replaces
     # cells, duplicates and deletes records
-    hunt=Hunt(NAME, "kanon-categorical", MOVES, fixed={"m": 4, "alphabet": 3}),
+    hunt=Hunt(
+        NAME,
+        "kanon-categorical",
+        "anonratio.instances.kanonymity.moves:MOVES",
+        fixed={"m": 4, "alphabet": 3},
+    ),
+    strong_bound="anonratio.exact.kanonymity.lp_bound:lp_bound",
     publisher="anonratio.bench.publish.problems.kanonymity:PUBLISHER",
 )

@@ -33,6 +33,7 @@ solve_cbc = lazy("anonratio.exact.ldiversity:solve_cbc")
 solve_cpsat = lazy("anonratio.exact.ldiversity:solve_cpsat")
 solve_highs = lazy("anonratio.exact.ldiversity:solve_highs")
 hilbert = lazy("anonratio.solvers.ldiversity.hilbert:hilbert")
+ldiv_tds = lazy("anonratio.solvers.ldiversity.tds:ldiv_tds")
 matching = lazy("anonratio.solvers.ldiversity.matching:matching")
 needs_two_values = lazy("anonratio.solvers.ldiversity.matching:needs_two_values")
 tp = lazy("anonratio.solvers.ldiversity.tp:tp")
@@ -57,8 +58,8 @@ def _random(rng, *, n, d, cardinality, m, l, skew, objective):
     return instance, {k: v for k, v in meta.items() if k in ("optimum", "lower_bound")}
 
 
-def _sal(rng, *, n, d, l, objective):
-    instance, _ = sal_like(n, d=d, l=l, objective=objective, seed=rng)
+def _sal(rng, *, n, d, l, objective, projection):
+    instance, _ = sal_like(n, d=d, l=l, objective=objective, seed=rng, projection=projection)
     return instance, {}
 
 
@@ -106,8 +107,9 @@ FAMILIES = (
         NAME,
         "SAL-like census table (Xiao et al. 2010, §6, Table 6: Age 79, Gender 2, Race 9, Marital "
         "6, Birth place 56, Education 17, Work class 9; sensitive Income of 50 values), projected "
-        "onto the first d QI attributes",
-        {"n": 2000, "d": 7, "l": 6, "objective": "stars"},
+        "onto d QI attributes: `projection` indexes the C(7, d) subsets in lexicographic order "
+        "(0: the first d; the paper's SAL-d averages over all of them)",
+        {"n": 2000, "d": 7, "l": 6, "objective": "stars", "projection": 0},
         _sal,
     ),
     Family(
@@ -192,7 +194,7 @@ ALGORITHMS = (
         guarantee=tp_guarantee,
         guarantee_text=f"as TP ({_TP_TEXT}); Hilbert only splits TP's residue",
         source=f"{_XIAO}, §6 (TP+: TP, then Hilbert on the residue R)",
-        complexity="TP, then the Hilbert DP on |R| records",
+        complexity="TP, then Hilbert on the |R| residue records",
     ),
     Algorithm(
         name="ldiv-certified",
@@ -214,9 +216,21 @@ ALGORITHMS = (
         function=hilbert,
         guarantee=no_guarantee,
         guarantee_text="none",
-        source="Ghinita et al., VLDB 2007 (Hilbert order, cut optimally into l-eligible runs), "
-        f"the baseline of {_XIAO}, §6",
-        complexity="O(n log n) sort + O(n w) dynamic program over a window of w records",
+        source="Ghinita et al., VLDB 2007 (Hilbert order of the scaled QI points, then groups "
+        f"of l nearby records with l distinct sensitive values), the baseline of {_XIAO}, §6",
+        complexity="O(n log n) sort + O(n log m) grouping "
+        "(a heap of the m sensitive buckets' heads)",
+    ),
+    Algorithm(
+        name="ldiv-tds",
+        problem=NAME,
+        kind="heuristic",
+        function=ldiv_tds,
+        guarantee=no_guarantee,
+        guarantee_text="none",
+        source="Fung, Wang and Yu, ICDE 2005 (Top-Down Specialization), with every class "
+        f"l-eligible and the sensitive attribute as the class: the baseline of {_XIAO}, §6.2",
+        complexity="at most one round per internal taxonomy node, each O(n d log n)",
     ),
     Algorithm(
         name="matching",
@@ -298,5 +312,6 @@ PROBLEM = Problem(
     # the worst-case hunter starts from small random tables (l = 2) and replaces QI cells and
     # sensitive values, duplicates and deletes records
     hunt=Hunt(NAME, "ldiv-random", MOVES),
+    strong_bound="anonratio.exact.ldiversity.lp_bound:lp_bound",
     publisher="anonratio.bench.publish.problems.ldiversity:PUBLISHER",
 )

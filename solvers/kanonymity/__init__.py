@@ -16,17 +16,21 @@ from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.validation import dispatch
 
 from . import (
+    alpha_k_topdown,
     box_greedy,
     datafly,
     decompose_component,
     factor_2,
     factor_3,
+    flash,
     forest,
     incognito,
+    k_optimize,
     local_search,
     min_weight_factor,
     mondrian,
     samarati,
+    tds,
 )
 
 __all__ = [
@@ -38,11 +42,15 @@ __all__ = [
     "decompose_component",
     "min_weight_factor",
     "samarati",
+    "tds",
     "incognito",
+    "flash",
+    "k_optimize",
     "datafly",
     "mondrian",
     "box_greedy",
     "local_search",
+    "alpha_k_topdown",
 ]
 
 #: registry name -> algorithm
@@ -52,11 +60,15 @@ METHODS = {
     "factor-3": factor_3.two_factor,
     "samarati": samarati.samarati,
     "incognito": incognito.incognito,
+    "flash": flash.flash,
     "datafly": datafly.datafly,
+    "tds": tds.tds,
+    "k-optimize": k_optimize.k_optimize,
     "mondrian": mondrian.mondrian,
     "mondrian-relaxed": mondrian.mondrian_relaxed,
     "kanon-box-greedy": box_greedy.box_greedy,
     "kanon-local-search": local_search.local_search,
+    "alpha-k-topdown": alpha_k_topdown.alpha_k_topdown,
 }
 
 
@@ -74,18 +86,24 @@ def k_anonymize(
     instance : KAnonymityInstance
     method : str or callable
         A registry name, ``"forest"``, ``"factor-2"``, ``"factor-3"``, ``"samarati"``,
-        ``"incognito"``, ``"datafly"``, ``"mondrian"``, ``"mondrian-relaxed"``,
-        ``"kanon-box-greedy"`` or ``"kanon-local-search"``, or an algorithm itself
+        ``"incognito"``, ``"flash"``, ``"datafly"``, ``"tds"``, ``"k-optimize"``, ``"mondrian"``,
+        ``"mondrian-relaxed"``, ``"kanon-box-greedy"``, ``"kanon-local-search"`` or
+        ``"alpha-k-topdown"``, or an algorithm itself
         (``method=forest.forest``).
         ``"forest"``: FOREST + DECOMPOSE-COMPONENT, ratio max(2k−1, 3k−5), any k (Aggarwal et al.
         2005, §4). ``"factor-2"``: minimum-weight [1,2]-factor, k = 2, ratio 1.5 on binary tables
         and 2 for suppression on any alphabet (§5). ``"factor-3"``: minimum-weight 2-factor and
         cycle decomposition, k = 3, ratio 2 on binary tables (§6). The classic algorithms of
-        the survey of Ciriani et al. (2009), no ratio: ``"samarati"``, ``"incognito"`` and
-        ``"datafly"`` (full-domain generalization, global recoding), ``"mondrian"`` and
+        the survey of Ciriani et al. (2009), no ratio: ``"samarati"``, ``"incognito"``,
+        ``"flash"`` (Kohlmayer et al. 2012, ARX's algorithm; the same optimum as Incognito) and
+        ``"datafly"`` (full-domain generalization, global recoding), ``"tds"`` (top-down
+        specialization of taxonomy cuts, global recoding), ``"k-optimize"`` (Bayardo and
+        Agrawal's branch and bound over interval cuts: the interval recoding of least
+        discernibility, anytime), ``"mondrian"`` and
         ``"mondrian-relaxed"`` (multidimensional partitioning, local recoding). No ratio either:
         ``"kanon-box-greedy"`` and ``"kanon-local-search"`` (its local search from FOREST's and
-        the box greedy's partitions).
+        the box greedy's partitions). ``"alpha-k-topdown"``: (alpha, k)-anonymity by top-down
+        local recoding (Wong et al. 2006), on a table with a sensitive attribute.
     seed : int, numpy.random.Generator or None
     **kwargs
         Passed to the algorithm (e.g. ``time_limit`` for the factor algorithms).

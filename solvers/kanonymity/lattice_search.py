@@ -20,7 +20,25 @@ from anonratio.solvers.kanonymity.full_domain import (
     privacy_models,
 )
 
-__all__ = ["lattice_of", "best_node", "full_domain_solution", "infeasible_solution"]
+__all__ = [
+    "small_lattice",
+    "lattice_of",
+    "best_node",
+    "full_domain_solution",
+    "infeasible_solution",
+]
+
+
+def small_lattice(instance: KAnonymityInstance) -> str | None:
+    """``None`` when the instance's generalization lattice has at most
+    :data:`~anonratio.solvers.kanonymity.full_domain.MAX_NODES` nodes, else the reason a lattice
+    search (Samarati, Incognito, Flash) refuses it."""
+    from anonratio.solvers.kanonymity.full_domain import MAX_NODES  # its value when called
+
+    size = float(np.prod(instance.heights + 1.0))
+    if size > MAX_NODES:
+        return f"the generalization lattice has {size:.3g} nodes, more than {MAX_NODES:,}"
+    return None
 
 
 def lattice_of(

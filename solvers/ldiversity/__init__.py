@@ -16,9 +16,9 @@ from anonratio.instances import Solution
 from anonratio.instances.ldiversity import LDiversityInstance
 from anonratio.instances.validation import dispatch
 
-from . import hilbert, matching, metrics, tp, tp_plus
+from . import hilbert, matching, metrics, tds, tp, tp_plus
 
-__all__ = ["ldiversify", "METHODS", "tp", "tp_plus", "hilbert", "matching", "metrics"]
+__all__ = ["ldiversify", "METHODS", "tp", "tp_plus", "hilbert", "matching", "metrics", "tds"]
 
 #: registry name -> algorithm
 METHODS = {
@@ -26,6 +26,7 @@ METHODS = {
     "tp-plus": tp_plus.tp_plus,
     "hilbert": hilbert.hilbert,
     "matching": matching.matching,
+    "ldiv-tds": tds.ldiv_tds,
 }
 
 
@@ -47,11 +48,12 @@ def ldiversify(
         within ``l - 1`` tuples when in phase 2, O(l d) for stars (Theorem 5.19). ``"tp-plus"``:
         TP, then Hilbert on the residue (§6.1; TP's guarantee). ``"hilbert"``: the Hilbert-order
         heuristic (Ghinita et al. 2007), no proven ratio. ``"matching"``: ``m = 2`` exactly by
-        minimum-cost perfect matching (§4).
+        minimum-cost perfect matching (§4). ``"ldiv-tds"``: Top-Down
+        Specialization (Fung et al. 2005), the generalization baseline of §6.2, no ratio.
     seed : int, numpy.random.Generator or None
         Recorded; the algorithms are deterministic.
     **kwargs
-        Passed to the algorithm (``window`` for Hilbert and TP+, ...).
+        Passed to the algorithm.
 
     Returns
     -------

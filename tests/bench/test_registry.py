@@ -34,9 +34,13 @@ KANON = [
     "factor-3",
     "samarati",
     "incognito",
+    "flash",
     "datafly",
+    "tds",
+    "k-optimize",
     "mondrian",
     "mondrian-relaxed",
+    "alpha-k-topdown",
     "kanon-box-greedy",
     "kanon-local-search",
     "kanon-certified",
@@ -55,9 +59,13 @@ def test_registry_contents():
         "factor-3": "approximation",
         "samarati": "heuristic",
         "incognito": "heuristic",
+        "flash": "heuristic",
         "datafly": "heuristic",
+        "tds": "heuristic",
+        "k-optimize": "heuristic",
         "mondrian": "heuristic",
         "mondrian-relaxed": "heuristic",
+        "alpha-k-topdown": "heuristic",
         "kanon-box-greedy": "heuristic",
         "kanon-local-search": "heuristic",
         "kanon-certified": "heuristic",
@@ -99,6 +107,7 @@ ALL = {
         "tp-plus",
         "ldiv-certified",
         "hilbert",
+        "ldiv-tds",
         "matching",
         "ldiv-cpsat",
         "ldiv-highs",
@@ -288,3 +297,16 @@ def test_a_lazy_function_loads_on_first_use():
     assert f.load() is importlib.import_module("anonratio.solvers.kanonymity.forest").forest
     with pytest.raises(ValueError, match="module:attribute"):
         Lazy("anonratio.solvers.kanonymity.forest")
+
+
+def test_the_command_line_starts_without_the_numeric_stack():
+    """``anonratio --help`` builds the whole parser and imports no command, no problem, nor
+    pandas, scipy, networkx, OR-Tools or PuLP: a command loads what it uses when it runs."""
+    code = (
+        "import sys; from anonratio.bench.cli.parser import build_parser; build_parser(); "
+        "heavy = ('pandas', 'scipy', 'networkx', 'ortools', 'pulp', 'matplotlib', "
+        "'anonratio.bench.registry', 'anonratio.bench.problems', 'anonratio.instances.table'); "
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

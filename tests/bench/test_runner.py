@@ -27,11 +27,14 @@ from anonratio.instances import KAnonymityInstance, Solution, Table, instance_id
 # ---------------------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------------------
-def _instance(k=2, n=8, m=3, seed=0, n_values=2):
+def _instance(k=2, n=8, m=3, seed=0, n_values=2, sensitive=False):
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, n_values, size=(n, m))
     values = tuple(tuple(str(v) for v in range(n_values)) for _ in range(m))
-    return KAnonymityInstance(Table(codes, tuple(f"a{j}" for j in range(m)), values), k)
+    extra = {}
+    if sensitive:  # three balanced sensitive values, for the algorithms that need them
+        extra = {"sensitive": np.arange(n) % 3, "sensitive_values": ("a", "b", "c")}
+    return KAnonymityInstance(Table(codes, tuple(f"a{j}" for j in range(m)), values, **extra), k)
 
 
 def _one_group(instance, *, seed=None, time_limit=None):
@@ -88,7 +91,7 @@ def test_run_instance_row_with_stand_in(monkeypatch):
 @pytest.mark.parametrize("name", [a.name for a in algorithms_for("k-anonymity")])
 def test_run_instance_each_algorithm(name):
     k = {"factor-2": 2, "factor-3": 3}.get(name, 3)
-    inst = _instance(k=k, n=9, m=4, seed=2)
+    inst = _instance(k=k, n=9, m=4, seed=2, sensitive=name == "alpha-k-topdown")
     row = run_instance(inst, name, seed=1, time_limit=20)
     assert set(SCHEMA_COLUMNS) <= set(row)
     assert row["error"] is None or "objective" not in row["error"], row["error"]
@@ -340,7 +343,13 @@ def test_execute_task_is_deterministic(monkeypatch):
     assert a["instance"] == b["instance"] and a["cost"] == b["cost"]
     assert a["instance"] != execute_task(_task("one-group", seed=5))["instance"]
     assert a["instance_seed"] == 4 and a["seed"] == algorithm_seed(4, "one-group")
-    assert json.loads(a["family_params"]) == {"n": 8, "m": 3, "k": 2, "row_deletion": False}
+    assert json.loads(a["family_params"]) == {
+        "n": 8,
+        "m": 3,
+        "k": 2,
+        "row_deletion": False,
+        "sensitive": 0,
+    }
 
 
 def test_sweep_keeps_going_after_errors_and_timeouts(monkeypatch):

@@ -17,6 +17,7 @@ def test_suite_names_and_lookup():
         "paper-fig7",
         "clustering",
         "paper-ldiv",
+        "paper-ldiv-certified",
         "adult-certified",
         "scale-certified",
     ]
@@ -37,6 +38,10 @@ def test_quick_suite_tasks():
     assert tasks and all(isinstance(t, Task) for t in tasks)
     assert {t.family for t in tasks} <= set(FAMILIES)
     classic = {"samarati", "incognito", "datafly", "mondrian", "mondrian-relaxed"}
+    classic |= {"tds"}  # top-down specialization of taxonomy cuts
+    classic |= {"alpha-k-topdown"}  # (alpha, k)-anonymity, on the tables with a sensitive column
+    classic |= {"k-optimize"}  # branch and bound over interval cuts (Bayardo and Agrawal 2005)
+    classic |= {"flash"}  # Flash (Kohlmayer et al. 2012), beside Incognito
     assert {t.algorithm for t in tasks} == {
         "forest",
         "factor-2",

@@ -258,3 +258,14 @@ def test_a_lattice_beyond_the_node_limit_is_refused(monkeypatch):
     monkeypatch.setattr(fd, "MAX_NODES", 10)
     with pytest.raises(UnsupportedInstanceError, match="nodes"):
         flash(_instance(0, 20, 3, 2, levels=(2, 2)))
+
+
+def test_a_lattice_too_large_is_refused_by_the_declaration(monkeypatch):
+    from anonratio.bench.registry import REGISTRY, generate
+    from anonratio.solvers.kanonymity import full_domain as fd
+
+    inst, _ = generate("kanon-random", seed=0, n=12, m=3, k=2)
+    assert REGISTRY["flash"].supports(inst) is None
+    monkeypatch.setattr(fd, "MAX_NODES", 1)
+    for name in ("flash", "incognito", "samarati"):
+        assert "lattice has" in REGISTRY[name].supports(inst)

@@ -35,6 +35,6 @@ def test_residue_is_split():
 
 def test_dispatch():
     inst = make([0, 0, 1, 1], [0, 1, 0, 1], 2)
-    assert set(METHODS) == {"tp", "tp-plus", "hilbert", "matching"}
+    assert set(METHODS) == {"tp", "tp-plus", "hilbert", "matching", "ldiv-tds"}
     for name in ("tp", "tp-plus", "hilbert"):
         assert verify(inst, ldiversify(inst, method=name)).cost == 0
