@@ -36,7 +36,7 @@ from scipy.spatial import cKDTree
 
 from anonratio.instances.clustering.metric import PointMetric
 from anonratio.solvers.clustering.dual_growth import TIME_TOL, growth_cap
-from anonratio.solvers.clustering.neighbour_rows import SLACK, RowStore, ranges
+from anonratio.solvers.clustering.neighbour_rows import SLACK, RowStore
 
 __all__ = ["EventGrowth", "grow_duals_by_events"]
 
@@ -110,9 +110,7 @@ class _Events:
         heap: list[tuple[float, int]] = []
         for lo in range(0, self.n, KEY_ROWS):
             v = np.arange(lo, min(lo + KEY_ROWS, self.n))
-            lens = rows.length[v]
-            idx = ranges(rows.start[v], rows.start[v] + lens)
-            d = rows.dst[idx]
+            lens, d = rows.distances(v)
             ptr = np.concatenate(([0], np.cumsum(lens)))
             row = np.repeat(v, lens)
             pos = np.arange(d.size) - np.repeat(ptr[:-1], lens)
@@ -137,15 +135,11 @@ class _Events:
         the duals of tight frozen points entering minus those leaving (their dual below the
         radius, summed in row order), ``paid = C - tight * d``.
         """
-        rows = self.rows
-        s = int(rows.start[v])
-        e = s + int(rows.length[v])
-        nb = rows.nbr[s:e].tolist()
-        ds = rows.dst[s:e].tolist()
-        sh = rows.shut[s:e].tolist()
+        nbr, dst, shut = self.rows.view(v)
+        nb, ds, sh = nbr.tolist(), dst.tolist(), shut.tolist()
         state, alpha = self.state, self.alpha
         fv, lam, m, t = self.f[v], self.lam, self.m, self.t
-        size = e - s
+        size = len(ds)
         best, best_k = _INF, -1
         u = tight = 0
         paid_sum = 0.0
@@ -254,12 +248,12 @@ class _Events:
     def open(self, v: int, k: int, cid: int) -> None:
         """Open cluster ``(v, k-th radius of v)`` as cluster ``cid`` at time ``t``."""
         rows, state, alpha, label, t = self.rows, self.state, self.alpha, self.label, self.t
-        s = int(rows.start[v])
-        radius = float(rows.dst[s + k])
-        members = rows.nbr[s : s + k + 1].tolist()
+        nbr, dst, shut = rows.view(v)
+        radius = float(dst[k])
+        members = nbr[: k + 1].tolist()
         v_u = [j for j in members if state[j] == _UNASSIGNED]
         v_i = [j for j in members if state[j] == _IDLE and alpha[j] >= radius]
-        rows.shut[s + k] = True  # opened: never again
+        shut[k] = True  # opened: never again
         for j in v_u:
             state[j] = _DEAD
             alpha[j] = t
@@ -306,15 +300,13 @@ class _Events:
             lo = max(bisect_left(ds, lo_d), m - 1)  # eliminated radii are not clusters
             hi = bisect_right(ds, hi_d)
             if hi > lo:
-                s = int(rows.start[c])
-                rows.shut[s + lo : s + hi] = True
+                rows.view(c)[2][lo:hi] = True
                 if hi > reach.get(c, -1):
                     reach[c] = hi
         state = self.state
         joined: set[int] = set()
         for c, hi in reach.items():
-            s = int(rows.start[c])
-            joined.update(j for j in rows.nbr[s : s + hi].tolist() if state[j] == _UNASSIGNED)
+            joined.update(j for j in rows.view(c)[0][:hi].tolist() if state[j] == _UNASSIGNED)
         return sorted(joined)
 
     def run(self) -> tuple[list[int], list[float], list[float], int]:
@@ -335,7 +327,7 @@ class _Events:
                 continue
             self.t = max(self.t, when)
             centers.append(v)
-            radii.append(float(self.rows.dst[int(self.rows.start[v]) + k]))
+            radii.append(float(self.rows.view(v)[1][k]))
             times.append(self.t)
             self.open(v, k, len(centers) - 1)
             when, _ = self.earliest(v, self.t)

@@ -28,6 +28,9 @@ START_NEIGHBOURS = 16
 #: rows per KD-tree query (bounds the working memory of a batch)
 QUERY_ROWS = 8192
 
+#: entries per chunk of the row pool (at least n + 1: a chunk holds any row)
+CHUNK = 1 << 22
+
 #: factor by which a lengthened row multiplies its number of neighbours
 GROWTH = 2
 
@@ -51,7 +54,8 @@ class RowStore:
     (non-decreasing, ``v`` itself among the first at 0); ``shut[...]`` marks, position by
     position, the clusters ``(v, dst[k])`` shut down for good. Rows live in one pool; a
     lengthened row is written again at the pool's end (its prefix, and the prefix's shut marks,
-    unchanged), so the pool holds at most about twice the listed pairs.
+    unchanged). The pool is a list of chunks, so growing it never copies more than one
+    chunk.
 
     Parameters
     ----------
@@ -69,11 +73,15 @@ class RowStore:
         self.length = np.zeros(n, dtype=np.int64)
         self.bound = np.zeros(n)
         self.asked = np.zeros(n, dtype=np.int64)  # neighbours asked of the tree last time
-        dtype = np.int32 if n < 2**31 else np.int64
-        self.nbr = np.empty(0, dtype=dtype)
-        self.dst = np.empty(0)
-        self.shut = np.zeros(0, dtype=bool)
-        self.used = 0
+        #: entries per chunk of the pool (a row never straddles two chunks)
+        self.chunk = max(CHUNK, n + 1)
+        self._dtype = np.int32 if n < 2**31 else np.int64
+        self.nbrs: list[np.ndarray] = []  # the chunks; the last one grows until full
+        self.dsts: list[np.ndarray] = []
+        self.shuts: list[np.ndarray] = []
+        self.used = 0  # entries used in the last chunk
+        #: entries written in all (rows written again leave their old copy behind)
+        self.written = 0
         #: rows written again longer (the first rows excluded)
         self.extensions = 0
         k = min(n, max(min_len, START_NEIGHBOURS))
@@ -84,17 +92,36 @@ class RowStore:
         self.ensure(everyone, 0.0)  # duplicates: every row lists at least the point itself
 
     # -----------------------------------------------------------------------------------------
+    def view(self, v: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(neighbours, distances, shut)`` of row ``v`` (views: marks written through)."""
+        c, s = divmod(int(self.start[v]), self.chunk)
+        e = s + int(self.length[v])
+        return self.nbrs[c][s:e], self.dsts[c][s:e], self.shuts[c][s:e]
+
     def row(self, v: int) -> tuple[np.ndarray, np.ndarray]:
         """``(neighbours, distances)`` of row ``v`` (views)."""
-        s = int(self.start[v])
-        e = s + int(self.length[v])
-        return self.nbr[s:e], self.dst[s:e]
+        nbr, dst, _ = self.view(v)
+        return nbr, dst
+
+    def distances(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(lengths, distances)``: the given rows' distances, concatenated in their order."""
+        rows = np.asarray(rows, dtype=np.int64)
+        lens = self.length[rows]
+        out = np.empty(int(lens.sum()))
+        where = np.concatenate(([0], np.cumsum(lens)))
+        chunk, offset = np.divmod(self.start[rows], self.chunk)
+        for c in np.unique(chunk).tolist():
+            sel = np.flatnonzero(chunk == c)
+            src = ranges(offset[sel], offset[sel] + lens[sel])
+            out[ranges(where[sel], where[sel] + lens[sel])] = self.dsts[c][src]
+        return lens, out
 
     @property
     def cap(self) -> float:
         """The largest distance listed in any row."""
-        ends = self.start + self.length - 1
-        return float(self.dst[ends[self.length > 0]].max())
+        rows = np.flatnonzero(self.length > 0)
+        lens, dst = self.distances(rows)
+        return float(dst[np.cumsum(lens) - 1].max())
 
     def ensure(self, rows: np.ndarray, radius: float) -> None:
         """Lengthen the given rows until each is complete beyond ``radius`` (``bound > radius``)."""
@@ -145,19 +172,33 @@ class RowStore:
         bound = np.where(bound > self.t_max, np.inf, bound)
         keep = (dist < bound[:, None]) & (dist <= self.t_max)  # a prefix of each row
         lens = np.count_nonzero(keep, axis=1)
-        total = int(lens.sum())
-        self._reserve(total)
-        new_start = self.used + np.concatenate(([0], np.cumsum(lens)[:-1]))
-        sl = slice(self.used, self.used + total)
-        self.nbr[sl] = cols[keep]
-        self.dst[sl] = dist[keep]
-        old_start, old_len = self.start[rows], self.length[rows]
-        self.shut[sl] = False
-        self.shut[ranges(new_start, new_start + old_len)] = self.shut[
-            ranges(old_start, old_start + old_len)
-        ]
-        self.used += total
-        self.start[rows], self.length[rows] = new_start, lens
+        flat_nbr, flat_dst = cols[keep], dist[keep]
+        ends = np.cumsum(lens)
+        first = 0
+        while first < rows.size:  # as many rows as the chunk holds, then the next chunk
+            base = int(ends[first - 1]) if first else 0
+            if not self.nbrs:
+                self._new_chunk()
+            room = self.chunk - self.used
+            last = int(np.searchsorted(ends, base + room, side="right"))
+            if last == first:
+                self._new_chunk()
+                continue
+            size = int(ends[last - 1]) - base
+            at = self._take(size)
+            nbr, dst, shut = self.nbrs[-1], self.dsts[-1], self.shuts[-1]
+            nbr[at : at + size] = flat_nbr[base : base + size]
+            dst[at : at + size] = flat_dst[base : base + size]
+            shut[at : at + size] = False
+            group = rows[first:last]
+            offsets = at + (ends[first:last] - lens[first:last]) - base
+            for v, off in zip(group.tolist(), offsets.tolist(), strict=True):
+                if self.length[v]:  # keep the shut marks of the row's old prefix
+                    old = self.view(v)[2]
+                    shut[off : off + old.size] = old
+            self.start[group] = (len(self.nbrs) - 1) * self.chunk + offsets
+            self.length[group] = lens[first:last]
+            first = last
         self.bound[rows] = bound
         self.asked[rows] = k
 
@@ -176,22 +217,35 @@ class RowStore:
             int(np.searchsorted(dist, bound, side="left")),
             int(np.searchsorted(dist, self.t_max, side="right")),
         )
-        self._reserve(size)
-        new, old, old_len = self.used, int(self.start[v]), int(self.length[v])
-        self.nbr[new : new + size] = cols[:size]
-        self.dst[new : new + size] = dist[:size]
-        self.shut[new : new + old_len] = self.shut[old : old + old_len]
-        self.shut[new + old_len : new + size] = False
-        self.used += size
-        self.start[v], self.length[v], self.bound[v], self.asked[v] = new, size, bound, k
+        if not self.nbrs or self.used + size > self.chunk:
+            self._new_chunk()
+        at = self._take(size)
+        old = self.view(v)[2]
+        self.nbrs[-1][at : at + size] = cols[:size]
+        self.dsts[-1][at : at + size] = dist[:size]
+        shut = self.shuts[-1]
+        shut[at : at + old.size] = old
+        shut[at + old.size : at + size] = False
+        self.start[v] = (len(self.nbrs) - 1) * self.chunk + at
+        self.length[v], self.bound[v], self.asked[v] = size, bound, k
 
-    def _reserve(self, extra: int) -> None:
-        need = self.used + extra
-        if need <= self.dst.size:
-            return
-        size = max(need, 2 * self.dst.size)
-        for name in ("nbr", "dst", "shut"):
-            old = getattr(self, name)
-            new = np.empty(size, dtype=old.dtype)
-            new[: self.used] = old[: self.used]
-            setattr(self, name, new)
+    def _new_chunk(self) -> None:
+        """Start a new chunk (small at first; the last chunk grows as it fills)."""
+        size = min(self.chunk, 4 * self.n + 1024)
+        self.nbrs.append(np.empty(size, dtype=self._dtype))
+        self.dsts.append(np.empty(size))
+        self.shuts.append(np.zeros(size, dtype=bool))
+        self.used = 0
+
+    def _take(self, size: int) -> int:
+        """Room for ``size`` entries in the last chunk (``used + size <= chunk``): their offset."""
+        need = self.used + size
+        if need > self.dsts[-1].size:  # grow the last chunk, up to the chunk size
+            grown = min(self.chunk, max(need, 2 * self.dsts[-1].size))
+            for arrays in (self.nbrs, self.dsts, self.shuts):
+                new = np.empty(grown, dtype=arrays[-1].dtype)
+                new[: self.used] = arrays[-1][: self.used]
+                arrays[-1] = new
+        at, self.used = self.used, need
+        self.written += size
+        return at

@@ -13,7 +13,7 @@ import pytest
 from anonratio.bench.registry import generate
 from anonratio.instances.clustering import CellularInstance
 from anonratio.instances.clustering.metric import PointMetric
-from anonratio.solvers.clustering import dual_growth
+from anonratio.solvers.clustering import dual_growth, neighbour_rows
 from anonratio.solvers.clustering.dual_events import grow_duals_by_events
 from anonratio.solvers.clustering.dual_growth import grow_duals
 from anonratio.solvers.clustering.neighbour_rows import RowStore
@@ -130,7 +130,7 @@ def test_rows_grow_on_demand_and_stay_complete():
     rows = RowStore(metric, t_max=0.5, min_len=1)
     assert np.all(rows.length >= 1) and rows.extensions == 0
     v = 17
-    rows.shut[rows.start[v]] = True
+    rows.view(v)[2][0] = True
     length = int(rows.length[v])
     rows.ensure(np.array([v]), 0.3)
     assert rows.bound[v] > 0.3 and rows.extensions >= 1 and rows.length[v] > length
@@ -140,6 +140,16 @@ def test_rows_grow_on_demand_and_stay_complete():
     listed = listed[full[listed] <= 0.5]  # ... up to t_max, nearest first, ties by index
     order = listed[np.lexsort((listed, full[listed]))]
     assert nbr.tolist() == order.tolist() and dst.tolist() == full[order].tolist()
-    assert rows.shut[rows.start[v]] and not rows.shut[rows.start[v] + 1 : rows.start[v] + 8].any()
+    assert rows.view(v)[2][0] and not rows.view(v)[2][1:].any()
     rows.ensure(np.array([v]), 10.0)  # beyond t_max: the whole row up to t_max
     assert rows.bound[v] == np.inf and rows.row(v)[1].max() <= 0.5
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "hamming"])
+def test_same_clusters_with_rows_spread_over_many_chunks(monkeypatch, metric):
+    monkeypatch.setattr(neighbour_rows, "CHUNK", 64)  # chunks of n + 1 entries
+    rng = np.random.default_rng(7)
+    pts = rng.random((300, 2)) if metric == "euclidean" else rng.integers(0, 4, (300, 3))
+    inst = CellularInstance(pts, rng.random(300) * 0.2, metric=metric)
+    _, new = assert_same_growth(inst.distances, inst.facility)
+    assert len(new.rows.dsts) > 1
