@@ -10,8 +10,6 @@ References
 X. Xiao, K. Yi, Y. Tao. "The Hardness and Approximation Algorithms for L-Diversity". EDBT 2010.
 """
 
-from typing import Any
-
 from anonratio.bench.declarations import (
     Algorithm,
     Family,
@@ -21,11 +19,6 @@ from anonratio.bench.declarations import (
     no_guarantee,
 )
 from anonratio.bench.problem import Problem, lazy, reference
-from anonratio.instances.ldiversity import LDiversityInstance
-from anonratio.instances.ldiversity.gadgets import random_3dm_gadget
-from anonratio.instances.ldiversity.generators import planted_instance, random_instance, sal_like
-from anonratio.instances.ldiversity.moves import MOVES
-from anonratio.instances.loaders import ADULT_QI, load_adult
 
 # the solvers and exact models load on first use, not when the problem is declared
 certify = lazy("anonratio.exact.ldiversity:certify")
@@ -40,57 +33,9 @@ tp = lazy("anonratio.solvers.ldiversity.tp:tp")
 tp_guarantee = lazy("anonratio.solvers.ldiversity.tp:tp_guarantee")
 tp_plus = lazy("anonratio.solvers.ldiversity.tp_plus:tp_plus")
 
-__all__ = ["PROBLEM", "ADULT_LDIV_QI"]
+__all__ = ["PROBLEM"]
 
 NAME = "l-diversity"
-
-#: the Adult QI attributes of the l-diversity family (occupation is the sensitive attribute)
-ADULT_LDIV_QI = tuple(c for c in ADULT_QI if c != "occupation")
-
-
-# ---------------------------------------------------------------------------------------------
-# instance families
-# ---------------------------------------------------------------------------------------------
-def _random(rng, *, n, d, cardinality, m, l, skew, objective):
-    instance, meta = random_instance(
-        n, d=d, cardinality=cardinality, m=m, l=l, skew=skew, objective=objective, seed=rng
-    )
-    return instance, {k: v for k, v in meta.items() if k in ("optimum", "lower_bound")}
-
-
-def _sal(rng, *, n, d, l, objective, projection):
-    instance, _ = sal_like(n, d=d, l=l, objective=objective, seed=rng, projection=projection)
-    return instance, {}
-
-
-def _planted(rng, *, n_groups, d, cardinality, m, l, group_size, objective):
-    instance, meta = planted_instance(
-        n_groups,
-        d=d,
-        cardinality=cardinality,
-        m=m,
-        l=l,
-        group_size=group_size or None,
-        objective=objective,
-        seed=rng,
-    )
-    return instance, {"optimum": float(meta.get("optimum", 0.0))}
-
-
-def _3dm(rng, *, q, t, has_matching):
-    instance, meta = random_3dm_gadget(q, t, has_matching=has_matching, seed=rng)
-    extra: dict[str, Any] = {"has_matching": bool(meta["has_matching"])}
-    for key in ("optimum", "lower_bound", "threshold"):
-        if meta.get(key) is not None:
-            extra[key] = float(meta[key])
-    return instance, extra
-
-
-def _adult(rng, *, n, d, l, objective):
-    table = load_adult(qi=ADULT_LDIV_QI[:d], sensitive="occupation", hierarchies=False)
-    table = table.sample(n, rng)
-    instance = LDiversityInstance(table, l, objective)
-    return instance, {"dataset": "adult", "n_records": table.n_records}
 
 
 FAMILIES = (
@@ -100,7 +45,7 @@ FAMILIES = (
         "n records, d uniform QI attributes of `cardinality` values, m sensitive values with "
         "Zipf skew `skew` (0: uniform), repaired to be l-eligible",
         {"n": 12, "d": 3, "cardinality": 3, "m": 4, "l": 2, "skew": 0.0, "objective": "stars"},
-        _random,
+        lazy("anonratio.instances.ldiversity.families:random"),
     ),
     Family(
         "ldiv-sal",
@@ -110,7 +55,7 @@ FAMILIES = (
         "onto d QI attributes: `projection` indexes the C(7, d) subsets in lexicographic order "
         "(0: the first d; the paper's SAL-d averages over all of them)",
         {"n": 2000, "d": 7, "l": 6, "objective": "stars", "projection": 0},
-        _sal,
+        lazy("anonratio.instances.ldiversity.families:sal"),
     ),
     Family(
         "ldiv-planted",
@@ -126,7 +71,7 @@ FAMILIES = (
             "group_size": 0,
             "objective": "stars",
         },
-        _planted,
+        lazy("anonratio.instances.ldiversity.families:planted"),
     ),
     Family(
         "ldiv-3dm",
@@ -134,7 +79,7 @@ FAMILIES = (
         "the 3-dimensional-matching gadget of §4 (m = 3): q elements per dimension, t triples, "
         "with or without a perfect matching",
         {"q": 3, "t": 5, "has_matching": True},
-        _3dm,
+        lazy("anonratio.instances.ldiversity.families:three_dm"),
     ),
     Family(
         "ldiv-adult",
@@ -142,7 +87,7 @@ FAMILIES = (
         "UCI Adult (from $ANONRATIO_DATASETS/adult), sensitive occupation, the first d of sex, "
         "age, race, marital-status, education, native-country, workclass as QI; n > 0 samples n",
         {"n": 0, "d": 7, "l": 4, "objective": "stars"},
-        _adult,
+        lazy("anonratio.instances.ldiversity.families:adult"),
     ),
 )
 
@@ -311,7 +256,7 @@ PROBLEM = Problem(
     },
     # the worst-case hunter starts from small random tables (l = 2) and replaces QI cells and
     # sensitive values, duplicates and deletes records
-    hunt=Hunt(NAME, "ldiv-random", MOVES),
+    hunt=Hunt(NAME, "ldiv-random", "anonratio.instances.ldiversity.moves:MOVES"),
     strong_bound="anonratio.exact.ldiversity.lp_bound:lp_bound",
     publisher="anonratio.bench.publish.problems.ldiversity:PUBLISHER",
 )

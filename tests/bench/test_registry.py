@@ -275,13 +275,16 @@ def test_one_guarantee_signature():
 
 
 def test_declaring_the_problems_loads_no_solver_or_exact_model():
-    """The declarations name their solvers lazily: importing the registry imports no module of
-    the solvers and exact layers and neither OR-Tools nor PuLP (a k-anonymity run does not pay
-    for the bin-covering model)."""
+    """The declarations name their solvers, exact models, family builders and moves lazily:
+    importing the registry imports no module of the solvers and exact layers, no problem's
+    instance module, neither OR-Tools nor PuLP, pandas, scipy nor networkx (a k-anonymity run
+    does not pay for the bin-covering model or scipy.spatial)."""
     code = (
         "import sys, anonratio.bench.registry as r; "
-        "loaded = [m for m in sys.modules if m.startswith(('anonratio.solvers.', 'ortools', "
-        "'pulp')) or (m.startswith('anonratio.exact.') and m != 'anonratio.exact.options')]; "
+        "heavy = ('anonratio.solvers.', 'ortools', 'pulp', 'pandas', 'scipy', 'networkx', "
+        "'anonratio.instances.kanonymity', 'anonratio.instances.clustering'); "
+        "loaded = [m for m in sys.modules if m.startswith(heavy) "
+        "or (m.startswith('anonratio.exact.') and m != 'anonratio.exact.options')]; "
         "print(sorted(loaded))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
