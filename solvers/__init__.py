@@ -6,13 +6,7 @@ of an algorithm or the algorithm function itself (networkx ``flow/maxflow.py`` s
 :func:`partition_gps_rectangles`, :func:`cluster`, :func:`ldiversify`, :func:`t_close`.
 """
 
-from .bin_covering import bin_cover
-from .clustering import cluster
-from .gps_rectangles import partition_gps_rectangles
-from .kanonymity import k_anonymize
-from .ldiversity import ldiversify
-from .tcloseness import t_close
-from .zip_codes import partition_zip_codes
+from typing import Any
 
 __all__ = [
     "k_anonymize",
@@ -23,3 +17,27 @@ __all__ = [
     "partition_zip_codes",
     "partition_gps_rectangles",
 ]
+
+#: entry point -> its subpackage, imported on first use: loading one algorithm's module does not
+#: import every problem's solvers (and scipy.spatial, networkx, the factor ILPs with them)
+_FRONTS = {
+    "k_anonymize": "kanonymity",
+    "cluster": "clustering",
+    "ldiversify": "ldiversity",
+    "t_close": "tcloseness",
+    "bin_cover": "bin_covering",
+    "partition_zip_codes": "zip_codes",
+    "partition_gps_rectangles": "gps_rectangles",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FRONTS:
+        from importlib import import_module
+
+        return getattr(import_module(f"{__name__}.{_FRONTS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_FRONTS])

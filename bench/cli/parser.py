@@ -87,7 +87,8 @@ def _command(target: str | Callable[[argparse.Namespace], int]) -> Callable[...,
     if callable(target):
         return target
     module, _, name = target.partition(":")
-    return getattr(import_module(module), name)  # type: ignore[no-any-return]
+    function: Callable[..., int] = getattr(import_module(module), name)
+    return function
 
 
 def _add_json(p: argparse.ArgumentParser) -> None:

@@ -11,6 +11,8 @@ G. Aggarwal, T. Feder, K. Kenthapadi, R. Motwani, R. Panigrahy, D. Thomas, A. Zh
 "Approximation Algorithms for k-Anonymity". Journal of Privacy Technology, 2005.
 """
 
+from typing import Any
+
 from anonratio.bench.declarations import (
     Algorithm,
     Family,
@@ -419,7 +421,7 @@ ALGORITHMS = (
 )
 
 #: the small tables with hierarchies of the reference set
-_GENERALIZATION = {"n": 10, "m": 3, "cardinality": (4, 6), "levels": (2, 3)}
+_GENERALIZATION: dict[str, Any] = {"n": 10, "m": 3, "cardinality": (4, 6), "levels": (2, 3)}
 
 PROBLEM = Problem(
     name=NAME,

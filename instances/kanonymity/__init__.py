@@ -2,13 +2,8 @@
 hardness gadgets and the publisher of a k-anonymous table
 (:func:`anonratio.instances.kanonymity.publish.publish`)."""
 
-from .gadgets import (
-    Gadget,
-    graph_representation_pair,
-    triangle_gadget,
-    triangle_union_gadget,
-    triangle_union_graph,
-)
+from typing import Any
+
 from .generators import (
     binary_table,
     categorical_table,
@@ -22,6 +17,16 @@ from .instance import (
     group_levels,
     nearest_neighbors,
     pairwise_distances,
+)
+
+#: the hardness gadgets (networkx graphs), imported on first use: an instance and its verifier
+#: do not need them
+_GADGETS = (
+    "Gadget",
+    "triangle_gadget",
+    "triangle_union_graph",
+    "triangle_union_gadget",
+    "graph_representation_pair",
 )
 
 __all__ = [
@@ -41,3 +46,11 @@ __all__ = [
     "triangle_union_gadget",
     "graph_representation_pair",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _GADGETS:
+        from . import gadgets
+
+        return getattr(gadgets, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
