@@ -31,8 +31,11 @@ QUERY_ROWS = 8192
 #: entries per chunk of the row pool (at least n + 1: a chunk holds any row)
 CHUNK = 1 << 22
 
+#: the pool is compacted once it holds this many times the listed entries (and a chunk)
+COMPACT = 1.5
+
 #: factor by which a lengthened row multiplies its number of neighbours
-GROWTH = 2
+GROWTH = 1.5
 
 
 def ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -80,8 +83,8 @@ class RowStore:
         self.dsts: list[np.ndarray] = []
         self.shuts: list[np.ndarray] = []
         self.used = 0  # entries used in the last chunk
-        #: entries written in all (rows written again leave their old copy behind)
-        self.written = 0
+        #: entries written in all (rows written again leave their old copy behind), and listed
+        self.written = self.live = 0
         #: rows written again longer (the first rows excluded)
         self.extensions = 0
         k = min(n, max(min_len, START_NEIGHBOURS))
@@ -129,10 +132,12 @@ class RowStore:
         todo = rows[self.bound[rows] <= radius]  # a complete row has bound inf
         while todo.size:
             todo = np.unique(todo)
-            k = int(min(self.n, max(GROWTH * int(self.asked[todo].max()), START_NEIGHBOURS)))
+            k = int(min(self.n, max(int(GROWTH * int(self.asked[todo].max())), START_NEIGHBOURS)))
             for lo in range(0, todo.size, QUERY_ROWS):
                 self._write(todo[lo : lo + QUERY_ROWS], k)
             self.extensions += int(todo.size)
+            if self.written > max(COMPACT * self.live, self.chunk):
+                self._compact()
             todo = todo[(self.bound[todo] <= radius) & (self.bound[todo] < np.inf)]
 
     # -----------------------------------------------------------------------------------------
@@ -172,35 +177,67 @@ class RowStore:
         bound = np.where(bound > self.t_max, np.inf, bound)
         keep = (dist < bound[:, None]) & (dist <= self.t_max)  # a prefix of each row
         lens = np.count_nonzero(keep, axis=1)
-        flat_nbr, flat_dst = cols[keep], dist[keep]
+        self._place(rows, lens, cols[keep], dist[keep])
+        self.bound[rows] = bound
+        self.asked[rows] = k
+
+    def _place(
+        self,
+        rows: np.ndarray,
+        lens: np.ndarray,
+        nbr: np.ndarray,
+        dst: np.ndarray,
+        shut: np.ndarray | None = None,
+    ) -> None:
+        """Write the rows' entries (concatenated) at the pool's end, as many rows per chunk as
+        it holds; the shut marks are given, or kept from each row's old copy."""
         ends = np.cumsum(lens)
+        self.live += int(lens.sum() - self.length[rows].sum())
         first = 0
-        while first < rows.size:  # as many rows as the chunk holds, then the next chunk
+        while first < rows.size:
             base = int(ends[first - 1]) if first else 0
             if not self.nbrs:
                 self._new_chunk()
-            room = self.chunk - self.used
-            last = int(np.searchsorted(ends, base + room, side="right"))
+            last = int(np.searchsorted(ends, base + self.chunk - self.used, side="right"))
             if last == first:
                 self._new_chunk()
                 continue
             size = int(ends[last - 1]) - base
             at = self._take(size)
-            nbr, dst, shut = self.nbrs[-1], self.dsts[-1], self.shuts[-1]
-            nbr[at : at + size] = flat_nbr[base : base + size]
-            dst[at : at + size] = flat_dst[base : base + size]
-            shut[at : at + size] = False
             group = rows[first:last]
             offsets = at + (ends[first:last] - lens[first:last]) - base
-            for v, off in zip(group.tolist(), offsets.tolist(), strict=True):
-                if self.length[v]:  # keep the shut marks of the row's old prefix
-                    old = self.view(v)[2]
-                    shut[off : off + old.size] = old
+            self.nbrs[-1][at : at + size] = nbr[base : base + size]
+            self.dsts[-1][at : at + size] = dst[base : base + size]
+            marks = self.shuts[-1]
+            if shut is not None:
+                marks[at : at + size] = shut[base : base + size]
+            else:
+                marks[at : at + size] = False
+                for v, off in zip(group.tolist(), offsets.tolist(), strict=True):
+                    if self.length[v]:  # keep the shut marks of the row's old prefix
+                        old = self.view(v)[2]
+                        marks[off : off + old.size] = old
             self.start[group] = (len(self.nbrs) - 1) * self.chunk + offsets
             self.length[group] = lens[first:last]
             first = last
-        self.bound[rows] = bound
-        self.asked[rows] = k
+
+    def _compact(self) -> None:
+        """Write the rows again into fresh chunks, one old chunk at a time, dropping the old
+        copies of lengthened rows (the peak is the rows plus one chunk)."""
+        old = (self.nbrs, self.dsts, self.shuts)
+        self.nbrs, self.dsts, self.shuts = [], [], []
+        self.used = self.written = 0
+        rows = np.flatnonzero(self.length > 0)
+        chunk, offset = np.divmod(self.start[rows], self.chunk)
+        lens = self.length[rows]
+        self.length[rows] = 0  # placed afresh below
+        self.live = 0
+        for c in range(len(old[0])):
+            sel = np.flatnonzero(chunk == c)
+            idx = ranges(offset[sel], offset[sel] + lens[sel])
+            self._place(rows[sel], lens[sel], old[0][c][idx], old[1][c][idx], old[2][c][idx])
+            for arrays in old:
+                arrays[c] = None
 
     def _write_one(self, v: int, k: int) -> None:
         """:meth:`_write_block` for one row of a KD-tree metric, with fewer numpy calls."""
@@ -227,6 +264,7 @@ class RowStore:
         shut[at : at + old.size] = old
         shut[at + old.size : at + size] = False
         self.start[v] = (len(self.nbrs) - 1) * self.chunk + at
+        self.live += size - int(self.length[v])
         self.length[v], self.bound[v], self.asked[v] = size, bound, k
 
     def _new_chunk(self) -> None:
