@@ -294,11 +294,11 @@ class _Events:
         reach: dict[int, int] = {}
         cache: dict[int, list[float]] = {}
         for c, lo_d, hi_d in spans:
-            ds = cache.get(c)
-            if ds is None:
-                ds = cache[c] = rows.row(c)[1].tolist()
-            lo = max(bisect_left(ds, lo_d), m - 1)  # eliminated radii are not clusters
-            hi = bisect_right(ds, hi_d)
+            radii = cache.get(c)
+            if radii is None:
+                radii = cache[c] = rows.row(c)[1].tolist()
+            lo = max(bisect_left(radii, lo_d), m - 1)  # eliminated radii are not clusters
+            hi = bisect_right(radii, hi_d)
             if hi > lo:
                 rows.view(c)[2][lo:hi] = True
                 if hi > reach.get(c, -1):

@@ -236,12 +236,14 @@ class RowStore:
             sel = np.flatnonzero(chunk == c)
             idx = ranges(offset[sel], offset[sel] + lens[sel])
             self._place(rows[sel], lens[sel], old[0][c][idx], old[1][c][idx], old[2][c][idx])
-            for arrays in old:
-                arrays[c] = None
+            for arrays in old:  # free the old chunk now (the peak is the rows plus one chunk)
+                arrays[c] = np.empty(0, dtype=arrays[c].dtype)
 
     def _write_one(self, v: int, k: int) -> None:
         """:meth:`_write_block` for one row of a KD-tree metric, with fewer numpy calls."""
         metric = self.metric
+        if metric.tree is None:
+            raise TypeError("one row at a time is for KD-tree metrics (explicit points)")
         tdist, cols = metric.tree.query(metric.points[v], k=k, p=metric.p)
         cols = np.asarray(cols, dtype=np.int64)
         dist = metric.pairs(np.full(k, v, dtype=np.int64), cols)
