@@ -15,6 +15,7 @@ import pytest
 from anonratio.bench import benchmarks
 from anonratio.bench.benchmarks import (
     bench_ratios,
+    bench_startup,
     bench_times,
     common,
     long_bin_covering,
@@ -26,7 +27,7 @@ from anonratio.bench.registry import REGISTRY
 #: asv's benchmark name prefixes
 PREFIXES = ("time_", "timeraw_", "track_", "peakmem_", "mem_")
 MODULES = sorted(Path(benchmarks.__file__).parent.glob("*.py"))
-FAST = (bench_ratios, bench_times)
+FAST = (bench_ratios, bench_times, bench_startup)
 LONG = (long_scale, long_bin_covering, long_times)
 
 
@@ -150,3 +151,18 @@ def test_long_benchmarks_keeps_the_classes_only_when_asked():
     assert names == {"Long": Long}
     assert common.long_benchmarks(names, [Long], environ={common.LONG_ENV: "0"}) == {"Long": Long}
     assert names == {}
+
+
+def test_the_start_up_benchmarks_run_what_a_user_waits_for():
+    """The timeraw code imports what it names, and the bound benchmark computes both bounds."""
+    import subprocess
+    import sys
+
+    startup = bench_startup.Startup()
+    for code in (startup.timeraw_import_registry(), startup.timeraw_cli_parser()):
+        subprocess.run([sys.executable, "-c", code], check=True)
+    bench = bench_startup.KAnonymityBound()
+    for bound in bench.params[0]:
+        bench.setup(bound)
+        bench.time_bound(bound)
+        assert bench.instance.n == 5000
