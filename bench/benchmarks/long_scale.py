@@ -6,6 +6,8 @@
 - ``BoxGreedyScale``: the box greedy at k = 10 on the same tables of 20k and 100k records (at
   1M it cannot finish within its timeout: 20k take about 50 s): its CPU time on a cold copy and
   its cost beside FOREST's (deterministic, so a change in either is a change in the code).
+- ``BoundScale``: the instance lower bound of a generated table of 5,000 records, at the ``fast``
+  and ``default`` efforts (what ``anonymize`` and sweeps report), on a cold copy.
 - ``AdultAnonymize``: :func:`anonratio.anonymize` of UCI Adult (8 QIs, its ARX hierarchies) at
   k = 5 and 10, end to end (reading excluded). Skipped when ``ANONRATIO_DATASETS`` is unset.
 
@@ -31,7 +33,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from anonratio.instances.base import cold_copy
 from anonratio.instances.kanonymity import KAnonymityInstance, random_table
@@ -289,8 +291,42 @@ class AdultSampleLP(_OneRunPerSample):
     track_subset_row_bound.unit = "cost"  # type: ignore[attr-defined]
 
 
+class BoundScale:
+    """The instance lower bound of a generated table of 5,000 records (8 attributes, k = 5), on a
+    cold copy: ``fast`` (the forced generalization levels, what ``anonymize`` reports by default)
+    and ``default`` (the nearest-neighbour bound sweeps use). A commit without the fast bound
+    skips its parameter."""
+
+    timeout = 300.0
+    params = [["fast", "default"]]
+    param_names = ["bound"]
+
+    def setup(self, bound: str) -> None:
+        from anonratio.bench.registry import generate
+        from anonratio.instances import base
+
+        if bound == "fast" and not hasattr(base, "fast_lower_bound"):
+            raise NotImplementedError("no fast bound at this commit")
+        self.instance: Any = generate("kanon-random", seed=0, n=5000, m=8, k=5)[0]
+
+    def time_bound(self, bound: str) -> None:
+        from anonratio.instances import base
+
+        work = base.cold_copy(self.instance)  # nothing the setup computed is reused
+        function = base.fast_lower_bound if bound == "fast" else base.lower_bound
+        function(work)
+
+
 #: benchmark class name -> class: the long set, seen by asv only with ``ANONRATIO_ASV_LONG=1``
 CLASSES = long_benchmarks(
     globals(),
-    [ForestScale, BoxGreedyScale, AdultAnonymize, AdultBound, AdultLocalSearch, AdultSampleLP],
+    [
+        ForestScale,
+        BoxGreedyScale,
+        AdultAnonymize,
+        AdultBound,
+        AdultLocalSearch,
+        AdultSampleLP,
+        BoundScale,
+    ],
 )
