@@ -42,7 +42,13 @@ from typing import Any
 
 import numpy as np
 
-from anonratio.exact.options import check_hint_labels, check_run_options, check_upper_bound
+from anonratio.exact.patterns import (
+    decode_counts,
+    pattern_counts,
+    pattern_pairs,
+    pattern_solve_iv,
+    verified_cost,
+)
 from anonratio.exact.run import RunResult
 from anonratio.instances import Solution, verify
 from anonratio.instances.ldiversity import (
@@ -50,7 +56,6 @@ from anonratio.instances.ldiversity import (
     LDiversityVerification,
     ldiversity_lower_bound,
 )
-from anonratio.instances.validation import check_instance
 
 __all__ = [
     "LDivData",
@@ -100,87 +105,35 @@ class LDivData:
 
     def decode(self, y: np.ndarray) -> np.ndarray:
         """Labels (pattern per record, renumbered 0..) from the counts ``y[k, v]``."""
-        k, v = np.nonzero(y > 0)
-        order = np.lexsort((k, v, self.pair_q[k]))  # (q, v) blocks, as records sorted by (q, v)
-        k, v = k[order], v[order]
-        pattern = np.repeat(self.pair_p[k], y[k, v])
-        labels = np.empty(self.value.size, dtype=np.int64)
-        labels[np.lexsort((self.value, self.qi_group))] = pattern
-        _, labels = np.unique(labels, return_inverse=True)
-        return labels.reshape(-1)
-
-    def pair_of(self, q: np.ndarray, p: np.ndarray) -> np.ndarray:
-        """Pair index of each ``(q, p)`` (``-1`` for a pair not in the model)."""
-        want = np.asarray(q, np.int64) * self.n_patterns + np.asarray(p, np.int64)
-        if self.n_pairs == 0:
-            return np.full(want.shape, -1, dtype=np.int64)
-        keys = self.pair_q * self.n_patterns + self.pair_p
-        order = np.argsort(keys)
-        at = np.minimum(np.searchsorted(keys[order], want), keys.size - 1)
-        return np.where(keys[order][at] == want, order[at], -1).astype(np.int64)
+        return decode_counts(self.pair_q, self.pair_p, self.qi_group, self.value, y)
 
 
 def _patterns(
     qcodes: np.ndarray, objective: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(patterns, pair_q, pair_p, cost)`` for the QI-groups' codes ``qcodes`` (one row each).
-
-    Patterns are rows with ``-1`` for a star; pairs are the compatible (QI-group, pattern) ones.
-    """
-    g, d = qcodes.shape
-    varying = qcodes.min(axis=0) != qcodes.max(axis=0)
-    if objective == "tuples":  # each QI-group's own values, and the table's pattern
-        masks = np.stack([np.zeros(d, bool), varying])
-    else:  # every generalization of every QI-group
-        cols = np.flatnonzero(varying)
-        bits = (np.arange(1 << cols.size)[:, None] >> np.arange(cols.size)) & 1
-        masks = np.zeros((bits.shape[0], d), bool)
-        masks[:, cols] = bits.astype(bool)
-    rows = np.where(masks[:, None, :], -1, qcodes[None, :, :]).reshape(-1, d)
-    pair_q = np.tile(np.arange(g, dtype=np.int64), masks.shape[0])
-    patterns, pair_p = np.unique(rows, axis=0, return_inverse=True)
-    pair_p = pair_p.reshape(-1)
-    if objective == "stars":  # drop stars over a value every compatible QI-group shares
-        low = np.full(patterns.shape, np.iinfo(np.int64).max)
-        high = np.full(patterns.shape, np.iinfo(np.int64).min)
-        np.minimum.at(low, pair_p, qcodes[pair_q])
-        np.maximum.at(high, pair_p, qcodes[pair_q])
-        useful = ~np.any((patterns == -1) & (low == high), axis=1)
-        keep = useful[pair_p]
-        new_id = np.cumsum(useful) - 1
-        pair_q, pair_p, patterns = pair_q[keep], new_id[pair_p[keep]], patterns[useful]
-    stars = np.count_nonzero(patterns == -1, axis=1)
-    cost = stars if objective == "stars" else (stars > 0)
-    return patterns, pair_q, pair_p.astype(np.int64), cost.astype(np.int64)
+    """``(patterns, pair_q, pair_p, cost)`` of the QI-groups' codes ``qcodes`` (one row each):
+    :func:`~anonratio.exact.patterns.pattern_pairs`, each pattern costing its stars or, for
+    tuple minimization, 1 when it has one."""
+    tuples = objective == "tuples"
+    patterns, pair_q, pair_p, stars = pattern_pairs(qcodes, tuples=tuples)
+    return patterns, pair_q, pair_p, (stars > 0).astype(np.int64) if tuples else stars
 
 
 def _hint_counts(data: LDivData, instance: LDiversityInstance, labels: np.ndarray) -> np.ndarray:
     """The counts ``y[k, v]`` of a feasible partition: each record under its group's pattern."""
     codes = np.asarray(instance.table.codes, dtype=np.int64)
-    _, inv = np.unique(labels, return_inverse=True)
-    inv = inv.reshape(-1)
-    low = np.full((int(inv.max()) + 1, codes.shape[1]), np.iinfo(np.int64).max)
-    high = np.full_like(low, np.iinfo(np.int64).min)
-    np.minimum.at(low, inv, codes)
-    np.maximum.at(high, inv, codes)
-    differ = low != high
-    if instance.objective == "tuples":  # a starred group goes under the table's pattern
-        varying = codes.min(axis=0) != codes.max(axis=0)
-        differ = np.any(differ, axis=1, keepdims=True) & varying[None, :]
-    group_pattern = np.where(differ, -1, low)
-    _, where = np.unique(
-        np.concatenate([data.patterns, group_pattern]), axis=0, return_inverse=True
+    tuples = instance.objective == "tuples"
+    return pattern_counts(
+        data.patterns,
+        data.pair_q,
+        data.pair_p,
+        data.qi_group,
+        data.value,
+        data.counts.shape[1],
+        codes,
+        labels,
+        tuples=tuples,
     )
-    where = where.reshape(-1)
-    pattern_of_row = np.full(where.max() + 1, -1, dtype=np.int64)
-    pattern_of_row[where[: data.n_patterns]] = np.arange(data.n_patterns)
-    p = pattern_of_row[where[data.n_patterns :]][inv]
-    k = data.pair_of(data.qi_group, np.maximum(p, 0))
-    if np.any((p < 0) | (k < 0)):  # cannot happen: a group's own pattern is never dropped
-        raise RuntimeError("a group of the hint has a pattern the model left out")
-    y = np.zeros((data.n_pairs, data.counts.shape[1]), dtype=np.int64)
-    np.add.at(y, (k, data.value), 1)
-    return y
 
 
 def start_labels(instance: LDiversityInstance, counts: np.ndarray, value: np.ndarray) -> np.ndarray:
@@ -247,10 +200,10 @@ def build_data(
     data.info = info
     # Start from the cheaper of the hint and the phase-1 partition.
     start = start_labels(instance, counts, value)
-    start_cost = int(round(_verified_cost(instance, start)))
+    start_cost = int(round(verified_cost(instance, start)))
     info["phase1_cost"] = start_cost
     if hint_labels is not None:
-        hint_cost = int(round(_verified_cost(instance, hint_labels)))
+        hint_cost = int(round(verified_cost(instance, hint_labels)))
         info["hint_cost"] = hint_cost
         if hint_cost <= start_cost:
             start, start_cost = hint_labels, hint_cost
@@ -271,19 +224,9 @@ def solve_iv(
     instance: Any, time_limit: Any, seed: Any, threads: Any, hint: Any, upper_bound: Any
 ) -> tuple[float, int, int, np.ndarray | None, int | None]:
     """Validate the common arguments of the exact solvers."""
-    check_instance(instance, LDiversityInstance)
-    time_limit, solver_seed, threads = check_run_options(time_limit, seed, threads)
-    upper_bound = check_upper_bound(upper_bound)
-    if upper_bound is not None:  # costs are integers
-        upper_bound = int(np.floor(upper_bound + 1e-9)) if np.isfinite(upper_bound) else None
-    return time_limit, solver_seed, threads, check_hint_labels(instance, hint), upper_bound
-
-
-def _verified_cost(instance: LDiversityInstance, labels: Any) -> float:
-    """The cost of a feasible partition (verified strictly: an infeasible one raises)."""
-    cost = verify(instance, labels).cost
-    assert cost is not None  # a strict verification returns only for a feasible partition
-    return cost
+    return pattern_solve_iv(
+        LDiversityInstance, instance, time_limit, seed, threads, hint, upper_bound
+    )
 
 
 def make_solution(
@@ -309,7 +252,7 @@ def make_solution(
             params=params,
             seed=seed,
             status="memory_limit",
-            objective=float(_verified_cost(instance, start)),
+            objective=float(verified_cost(instance, start)),
             bound=data.lb,
             t0=t0,
             info=info,

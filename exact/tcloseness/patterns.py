@@ -35,7 +35,13 @@ from typing import Any
 
 import numpy as np
 
-from anonratio.exact.options import check_hint_labels, check_run_options, check_upper_bound
+from anonratio.exact.patterns import (
+    decode_counts,
+    pattern_counts,
+    pattern_pairs,
+    pattern_solve_iv,
+    verified_cost,
+)
 from anonratio.exact.run import RunResult
 from anonratio.instances import Solution, verify
 from anonratio.instances.privacy import EMD_ATOL
@@ -44,7 +50,6 @@ from anonratio.instances.tcloseness import (
     TClosenessVerification,
     tcloseness_lower_bound,
 )
-from anonratio.instances.validation import check_instance
 
 __all__ = [
     "TCloseData",
@@ -124,65 +129,21 @@ class TCloseData:
 
     def decode(self, y: np.ndarray) -> np.ndarray:
         """Labels (pattern per record, renumbered 0..) from the counts ``y[k, v]``."""
-        k, v = np.nonzero(y > 0)
-        order = np.lexsort((k, v, self.pair_q[k]))  # (q, v) blocks, as records sorted by (q, v)
-        k, v = k[order], v[order]
-        pattern = np.repeat(self.pair_p[k], y[k, v])
-        labels = np.empty(self.value.size, dtype=np.int64)
-        labels[np.lexsort((self.value, self.qi_group))] = pattern
-        _, labels = np.unique(labels, return_inverse=True)
-        return labels.reshape(-1)
-
-
-def _patterns(qcodes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(patterns, pair_q, pair_p, stars)``: every undominated generalization of the QI-groups'
-    codes ``qcodes`` (one row each; ``-1`` for a star) and the compatible pairs."""
-    g, d = qcodes.shape
-    cols = np.flatnonzero(qcodes.min(axis=0) != qcodes.max(axis=0))
-    bits = (np.arange(1 << cols.size)[:, None] >> np.arange(cols.size)) & 1
-    masks = np.zeros((bits.shape[0], d), bool)
-    masks[:, cols] = bits.astype(bool)
-    rows = np.where(masks[:, None, :], -1, qcodes[None, :, :]).reshape(-1, d)
-    pair_q = np.tile(np.arange(g, dtype=np.int64), masks.shape[0])
-    patterns, pair_p = np.unique(rows, axis=0, return_inverse=True)
-    pair_p = pair_p.reshape(-1)
-    low = np.full(patterns.shape, np.iinfo(np.int64).max)
-    high = np.full(patterns.shape, np.iinfo(np.int64).min)
-    np.minimum.at(low, pair_p, qcodes[pair_q])
-    np.maximum.at(high, pair_p, qcodes[pair_q])
-    useful = ~np.any((patterns == -1) & (low == high), axis=1)
-    keep = useful[pair_p]
-    new_id = np.cumsum(useful) - 1
-    pair_q, pair_p, patterns = pair_q[keep], new_id[pair_p[keep]], patterns[useful]
-    stars = np.count_nonzero(patterns == -1, axis=1).astype(np.int64)
-    return patterns, pair_q, pair_p.astype(np.int64), stars
+        return decode_counts(self.pair_q, self.pair_p, self.qi_group, self.value, y)
 
 
 def _start_counts(data: TCloseData, codes: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """The counts ``y[k, v]`` of a feasible partition: each record under its group's pattern."""
-    _, inv = np.unique(labels, return_inverse=True)
-    inv = inv.reshape(-1)
-    low = np.full((int(inv.max()) + 1, codes.shape[1]), np.iinfo(np.int64).max)
-    high = np.full_like(low, np.iinfo(np.int64).min)
-    np.minimum.at(low, inv, codes)
-    np.maximum.at(high, inv, codes)
-    group_pattern = np.where(low != high, -1, low)
-    both = np.concatenate([data.patterns, group_pattern])
-    _, where = np.unique(both, axis=0, return_inverse=True)
-    where = where.reshape(-1)
-    pattern_of_row = np.full(int(where.max()) + 1, -1, dtype=np.int64)
-    pattern_of_row[where[: data.n_patterns]] = np.arange(data.n_patterns)
-    p = pattern_of_row[where[data.n_patterns :]][inv]
-    keys = data.pair_q * data.n_patterns + data.pair_p
-    order = np.argsort(keys)
-    want = data.qi_group * data.n_patterns + np.maximum(p, 0)
-    at = np.minimum(np.searchsorted(keys[order], want), keys.size - 1)
-    k = np.where(keys[order][at] == want, order[at], -1)
-    if np.any((p < 0) | (k < 0)):  # cannot happen: a group's own pattern is never dropped
-        raise RuntimeError("a group of the start has a pattern the model left out")
-    y = np.zeros((data.n_pairs, data.totals.size), dtype=np.int64)
-    np.add.at(y, (k, data.value), 1)
-    return y
+    return pattern_counts(
+        data.patterns,
+        data.pair_q,
+        data.pair_p,
+        data.qi_group,
+        data.value,
+        data.totals.size,
+        codes,
+        labels,
+    )
 
 
 def build_data(
@@ -218,10 +179,10 @@ def build_data(
     info: dict[str, Any] = {"n_qi_groups": g, "n_values": s, "lower_bound_used": data.lb}
     data.info = info
     start = np.zeros(n, dtype=np.int64)
-    start_cost = int(round(_verified_cost(instance, start)))
+    start_cost = int(round(verified_cost(instance, start)))
     info["one_group_cost"] = start_cost
     if hint_labels is not None:
-        hint_cost = int(round(_verified_cost(instance, hint_labels)))
+        hint_cost = int(round(verified_cost(instance, hint_labels)))
         info["hint_cost"] = hint_cost
         if hint_cost <= start_cost:
             start, start_cost = hint_labels, hint_cost
@@ -232,7 +193,7 @@ def build_data(
         data.too_large = True
         info["reason"] = f"{g} QI-groups x {2**varying} patterns exceed {MAX_PAIRS} pairs"
         return data
-    data.patterns, data.pair_q, data.pair_p, data.cost = _patterns(qcodes)
+    data.patterns, data.pair_q, data.pair_p, data.cost = pattern_pairs(qcodes)
     info.update(n_patterns=data.n_patterns, n_pairs=data.n_pairs, upper_bound_used=data.ub)
     data.hint_y = _start_counts(data, codes, start)
     return data
@@ -242,19 +203,9 @@ def solve_iv(
     instance: Any, time_limit: Any, seed: Any, threads: Any, hint: Any, upper_bound: Any
 ) -> tuple[float, int, int, np.ndarray | None, int | None]:
     """Validate the common arguments of the exact solvers."""
-    check_instance(instance, TClosenessInstance)
-    time_limit, solver_seed, threads = check_run_options(time_limit, seed, threads)
-    upper_bound = check_upper_bound(upper_bound)
-    if upper_bound is not None:  # costs are integers
-        upper_bound = int(np.floor(upper_bound + 1e-9)) if np.isfinite(upper_bound) else None
-    return time_limit, solver_seed, threads, check_hint_labels(instance, hint), upper_bound
-
-
-def _verified_cost(instance: TClosenessInstance, labels: Any) -> float:
-    """The cost of a feasible partition (verified strictly: an infeasible one raises)."""
-    cost = verify(instance, labels).cost
-    assert cost is not None  # a strict verification returns only for a feasible partition
-    return cost
+    return pattern_solve_iv(
+        TClosenessInstance, instance, time_limit, seed, threads, hint, upper_bound
+    )
 
 
 def make_solution(
@@ -278,7 +229,7 @@ def make_solution(
             params=params,
             seed=seed,
             status="memory_limit",
-            objective=float(_verified_cost(instance, data.start)),
+            objective=float(verified_cost(instance, data.start)),
             bound=data.lb,
             t0=t0,
             info=info,
