@@ -34,6 +34,23 @@ def suppression_counts(instance: LDiversityInstance, labels: ArrayLike) -> dict[
     }
 
 
+def _starred(codes: np.ndarray, inverse: np.ndarray, n_groups: int) -> np.ndarray:
+    """``(n_groups, d)``: True where an attribute is not constant on a group."""
+    order = np.argsort(inverse, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(inverse[order]) != 0])
+    sorted_codes = codes[order]
+    low = np.minimum.reduceat(sorted_codes, starts, axis=0)
+    high = np.maximum.reduceat(sorted_codes, starts, axis=0)
+    return np.asarray(low != high).reshape(n_groups, codes.shape[1])
+
+
+def _point_keys(full: np.ndarray, radix: np.ndarray) -> np.ndarray | None:
+    """One int64 key per row of ``full`` (mixed radix), or None when the product overflows."""
+    if float(np.prod(radix.astype(float))) >= 2.0**62:
+        return None
+    return full @ np.cumprod(np.r_[1, radix[:-1]])
+
+
 def kl_divergence(instance: LDiversityInstance, labels: ArrayLike) -> float:
     """KL-divergence ``sum_x P(x) ln(P(x) / P*(x))`` (nats) of the published table (§6.2, Eq. 2).
 
@@ -48,40 +65,46 @@ def kl_divergence(instance: LDiversityInstance, labels: ArrayLike) -> float:
 
     Notes
     -----
-    O(n log n · p) with ``p`` the number of distinct star patterns (sets of starred attributes)
-    among the groups: per pattern, the groups' mass is keyed by (constant attributes, sensitive
-    value) and looked up at every support point of ``P``.
+    O(n log n + p · u log n) with ``u`` the distinct points of ``P`` and ``p`` the distinct star
+    patterns (sets of starred attributes) among the groups: per pattern, its records' mass is
+    keyed by (constant attributes, sensitive value) as one integer and looked up, by binary
+    search, at every support point of ``P``.
     """
     codes = np.asarray(instance.table.codes, dtype=np.int64)
     s = np.asarray(instance.sensitive, dtype=np.int64)
     n, d = codes.shape
-    labels = np.asarray(labels, dtype=np.int64)
-    _, inverse = np.unique(labels, return_inverse=True)
+    _, inverse = np.unique(np.asarray(labels, dtype=np.int64), return_inverse=True)
     inverse = inverse.reshape(-1)
-    n_groups = int(inverse.max()) + 1
-    starred = np.zeros((n_groups, d), dtype=bool)
-    for j in range(d):
-        low = np.full(n_groups, np.iinfo(np.int64).max)
-        high = np.full(n_groups, np.iinfo(np.int64).min)
-        np.minimum.at(low, inverse, codes[:, j])
-        np.maximum.at(high, inverse, codes[:, j])
-        starred[:, j] = low != high
+    starred = _starred(codes, inverse, int(inverse.max()) + 1)
     full = np.column_stack([codes, s])
-    point = qi_groups(full)
-    _, first, p_count = np.unique(point, return_index=True, return_counts=True)
+    radix = np.r_[domain_sizes(instance), s.max(initial=0) + 1]
+    keys = _point_keys(full, radix)
+    point = qi_groups(full) if keys is None else np.unique(keys, return_inverse=True)[1]
+    _, first, p_count = np.unique(point.reshape(-1), return_index=True, return_counts=True)
     support = full[first]  # distinct points of P
     p = p_count / n
     q = np.zeros(support.shape[0])
-    dom = domain_sizes(instance).astype(float)
-    pattern_of_record = starred[inverse]
-    patterns, pat_inv = np.unique(pattern_of_record, axis=0, return_inverse=True)
-    pat_inv = pat_inv.reshape(-1)
-    for k, pattern in enumerate(patterns):
-        rows = np.flatnonzero(pat_inv == k)
+    dom = radix[:d].astype(float)
+    # one pattern id per group (the groups' star patterns, deduplicated), then per record
+    group_patterns, group_pattern = np.unique(starred, axis=0, return_inverse=True)
+    pat_inv = group_pattern.reshape(-1)[inverse]
+    by_pattern = np.argsort(pat_inv, kind="stable")
+    bounds = np.r_[0, np.cumsum(np.bincount(pat_inv, minlength=len(group_patterns)))]
+    for k, pattern in enumerate(group_patterns):
+        rows = by_pattern[bounds[k] : bounds[k + 1]]
         keep = np.r_[~pattern, True]  # constant attributes and the sensitive value
         volume = float(np.prod(dom[pattern])) if pattern.any() else 1.0
-        block = np.concatenate([full[rows][:, keep], support[:, keep]])
-        key = qi_groups(block)
-        mass = np.bincount(key[: rows.size], minlength=int(key.max()) + 1) / (n * volume)
-        q += mass[key[rows.size :]]
+        q += _pattern_mass(full[rows][:, keep], support[:, keep], radix[keep]) / (n * volume)
     return float(np.sum(p * np.log(p / q)))
+
+
+def _pattern_mass(rows: np.ndarray, support: np.ndarray, radix: np.ndarray) -> np.ndarray:
+    """For each support point, the number of ``rows`` equal to it (on the kept columns)."""
+    row_keys = _point_keys(rows, radix)
+    if row_keys is None:  # too many values for one integer key: hash rows and points together
+        key = qi_groups(np.concatenate([rows, support]))
+        return np.bincount(key[: len(rows)], minlength=int(key.max()) + 1)[key[len(rows) :]]
+    values, counts = np.unique(row_keys, return_counts=True)
+    point_keys = support @ np.cumprod(np.r_[1, radix[:-1]])
+    at = np.minimum(np.searchsorted(values, point_keys), len(values) - 1)
+    return np.where(values[at] == point_keys, counts[at], 0)

@@ -1,5 +1,7 @@
 """Tests of solvers/ldiversity/metrics.py: the KL-divergence of §6.2."""
 
+import itertools
+
 import numpy as np
 import pytest
 from bruteforce_ldiversity import make, tables
@@ -40,3 +42,32 @@ def test_nonnegative_and_positive_with_stars(inst):
     wide = make(inst.table.codes, inst.sensitive.tolist(), inst.l, card=inst.n + 1)
     assert (kl_divergence(wide, sol.labels) > 1e-9) == (counts["stars"] > 0)
     assert domain_sizes(wide).tolist() == [inst.n + 1] * inst.d
+
+
+def _kl_by_enumeration(inst, labels):
+    """Equation (2) by spreading every record's mass over the points of its published cell."""
+    codes, s, n = inst.table.codes, inst.sensitive, inst.n
+    dom = domain_sizes(inst)
+    labels = np.asarray(labels)
+    p: dict[tuple, float] = {}
+    q: dict[tuple, float] = {}
+    for i in range(n):
+        point = (*codes[i], s[i])
+        p[point] = p.get(point, 0.0) + 1 / n
+        group = codes[labels == labels[i]]
+        cell = [
+            range(dom[j]) if len(set(group[:, j])) > 1 else [codes[i, j]] for j in range(inst.d)
+        ]
+        volume = np.prod([len(c) for c in cell])
+        for qi in itertools.product(*cell):
+            q[(*qi, s[i])] = q.get((*qi, s[i]), 0.0) + 1 / (n * volume)
+    return sum(px * np.log(px / q[x]) for x, px in p.items())
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(tables(max_n=9))
+def test_equals_the_enumerated_definition(inst):
+    # TP+'s partition and the one-group partition, on the table's own domains and on wider ones
+    for table in (inst, make(inst.table.codes, inst.sensitive.tolist(), inst.l, card=4)):
+        for labels in (tp_plus(table).labels, np.zeros(table.n, dtype=int)):
+            assert kl_divergence(table, labels) == pytest.approx(_kl_by_enumeration(table, labels))
