@@ -93,6 +93,10 @@ class Problem:
     publisher : str, optional
         ``"module:attribute"`` of the publisher ``anonratio anonymize`` uses for its algorithms
         (:class:`~anonratio.bench.publish.publisher.Publisher`); None: not publishable.
+    utility : str, optional
+        ``"module:attribute"`` of its utility metrics, a mapping ``name -> f(instance, solution)
+        -> float`` of what a run publishes, which a run reports on request
+        (:mod:`anonratio.bench.engine.utility`); None: the problem has none.
     """
 
     name: str
@@ -112,6 +116,7 @@ class Problem:
     hunt: Hunt | None = None
     strong_bound: str | None = None
     publisher: str | None = None
+    utility: str | None = None
 
     def __post_init__(self) -> None:
         names = {a.name for a in self.algorithms}

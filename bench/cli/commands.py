@@ -210,15 +210,30 @@ def _print_solve(args: argparse.Namespace, instance: Any, algo: Any, record: Any
             ("certified ratio", fmt(record.certified_ratio)),
             ("guarantee", guarantee),
             ("time", f"{fmt(record.time_s)} s"),
+            *_utility_lines(record),
         ]
     )
+
+
+def _utility_lines(record: Any) -> list[tuple[str, str]]:
+    """The ``utility`` field of a run that measured some, with its time."""
+    if not record.utility:
+        return []
+    values = json.loads(record.utility)
+    shown = ", ".join(f"{name} {fmt(value)}" for name, value in values.items())
+    return [("utility", f"{shown} ({fmt(record.utility_time_s)} s)")]
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
     """``anonratio solve FILE.json --algorithm NAME``: the runner's verified, finalized run."""
     from anonratio.bench.engine.runner import run_and_finalize
+    from anonratio.bench.engine.utility import check_utility
 
     instance, meta, algo = _load_for_solve(args)
+    try:
+        utility = check_utility(instance.problem, args.utility, "--utility")
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
     record = run_and_finalize(
         instance,
         algo.name,
@@ -227,11 +242,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
         family=meta.get("family", "file"),
         meta=meta,
         bound=args.bound,
+        utility=utility,
     )
     doc = None
     if args.json:
         row = jsonable(record.to_row())
-        for key in ("params", "family_params", "info"):  # JSON text in the store -> objects
+        # JSON text in the store -> objects
+        for key in ("params", "family_params", "info", "utility"):
             if isinstance(row.get(key), str):
                 row[key] = json.loads(row[key])
         doc = {**row, "file": str(Path(args.file)), "guarantee_text": algo.guarantee_text}

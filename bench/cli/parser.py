@@ -135,6 +135,12 @@ def _add_solve(sub: _Sub) -> None:
     p.add_argument("--time-limit", type=_positive_float, default=60.0, metavar="S")
     p.add_argument("--seed", type=int, default=0)
     _add_bound(p, "default")
+    p.add_argument(
+        "--utility",
+        metavar="METRIC,...",
+        help="utility metrics of the published table to report (k-anonymity, l-diversity), or "
+        "`all` (default: none; kl-divergence costs seconds on large tables)",
+    )
     _add_json(p)
 
 

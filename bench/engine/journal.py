@@ -71,7 +71,7 @@ class JournalLocked(RuntimeError):
 def task_identity(task: Any, memory_limit_mb: float | None = None) -> dict[str, Any]:
     """What identifies a run of ``task`` (a :class:`~anonratio.bench.engine.runner.Task`), the
     source hash of the code that runs it included (``code``)."""
-    return {
+    identity = {
         "family": task.family,
         "family_params": json_text(task.family_params),
         "seed": int(task.seed),
@@ -80,6 +80,9 @@ def task_identity(task: Any, memory_limit_mb: float | None = None) -> dict[str, 
         "memory_limit_mb": None if memory_limit_mb is None else float(memory_limit_mb),
         "code": code_identity().source,
     }
+    if getattr(task, "utility", ()):  # a run asked for utility metrics has more columns
+        identity["utility"] = list(task.utility)
+    return identity
 
 
 def task_key(task: Any, memory_limit_mb: float | None = None) -> str:

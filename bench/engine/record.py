@@ -89,6 +89,8 @@ EXTRA_COLUMNS = [
     "run_lower_bound",
     "run_lower_bound_source",
     "bound_time_s",
+    "utility",
+    "utility_time_s",
     "best_known",
     "ratio_at_least",
     "exact_agree",
@@ -101,7 +103,7 @@ EXTRA_COLUMNS = [
 COLUMNS = SCHEMA_COLUMNS + EXTRA_COLUMNS
 
 #: columns holding a JSON document as text
-JSON_COLUMNS = ["params", "family_params", "info"]
+JSON_COLUMNS = ["params", "family_params", "info", "utility"]
 
 _NAN = math.nan
 
@@ -170,6 +172,9 @@ class RunRecord:
     run_lower_bound: float = 0.0
     run_lower_bound_source: str = "none"
     bound_time_s: float = _NAN
+    #: the utility metrics asked for (JSON: name -> value; :mod:`.utility`), empty when none
+    utility: str | None = None
+    utility_time_s: float = _NAN
     #: the least verified cost of the instance over the frame's runs (its optimum when proven)
     best_known: float = _NAN
     #: cost / best_known: the true ratio is at least this (and at most ``certified_ratio``)

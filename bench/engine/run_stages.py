@@ -18,6 +18,7 @@ from anonratio.bench.engine._finalize import RTOL
 from anonratio.bench.engine._pool import PeakMemory
 from anonratio.bench.engine.bounds import instance_bound
 from anonratio.bench.engine.record import RunRecord, json_text, package_version, scalar_info
+from anonratio.bench.engine.utility import measure_utility
 from anonratio.bench.registry import PROBLEMS, get_algorithm
 from anonratio.instances import Solution, instance_id, verify
 from anonratio.instances.base import cold_copy
@@ -194,11 +195,13 @@ def run_algorithm(
     proven: float | None = None,
     bounds: dict | None = None,
     bound: str = "default",
+    utility: tuple[str, ...] = (),
 ) -> RunRecord:
     """Run ``algorithm`` on a cold copy of ``instance`` (its time includes what it builds, e.g.
-    FOREST's neighbours) and complete ``record``; then the instance bound at effort ``bound``
-    (:mod:`.bounds`), from that copy, once per batch with ``bounds``; ``proven``: a bound the
-    family proves."""
+    FOREST's neighbours) and complete ``record``; then the utility metrics ``utility`` of its
+    published table (names checked by :func:`~.utility.check_utility`) and the instance bound at
+    effort ``bound`` (:mod:`.bounds`), from that copy, once per batch with ``bounds``;
+    ``proven``: a bound the family proves."""
     _start_run(record, algorithm, seed, time_limit)
     work = cold_copy(instance)
     alg = _lookup(record, algorithm, instance, options)
@@ -207,6 +210,7 @@ def run_algorithm(
         _record_solution(record, alg, instance, solution)
         _verify(record, instance, solution)
         _run_bound(record, alg, solution)
+        measure_utility(record, instance, solution, utility)
     if bounds is None or "bound" not in bounds:
         value, source = _instance_bound(record, work, proven, bound)
         if bounds is not None:

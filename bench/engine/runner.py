@@ -46,6 +46,7 @@ from anonratio.bench.engine.record import (
     package_version,
 )
 from anonratio.bench.engine.run_stages import describe_instance, run_algorithm
+from anonratio.bench.engine.utility import check_utility
 from anonratio.bench.registry import get_algorithm
 from anonratio.instances.validation import check_int, check_time_limit
 
@@ -80,6 +81,8 @@ class Task:
     time_limit: float = 60.0
     #: tasks with the same key (not None) share one worker process in a local sweep
     batch: str | None = None
+    #: the utility metrics of the published table to report (:mod:`.utility`), none by default
+    utility: tuple[str, ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -108,6 +111,7 @@ def run_record(
     meta: dict | None = None,
     options: dict | None = None,
     bound: str = "default",
+    utility: Any = None,
 ) -> RunRecord:
     """Run one registered algorithm on one instance and return its verified :class:`RunRecord`.
 
@@ -131,6 +135,10 @@ def run_record(
     bound : {"none", "fast", "default", "strong"}
         The effort of the instance's lower bound (:data:`~anonratio.bench.engine.bounds.BOUNDS`;
         ``strong`` gets ``time_limit`` of its own); its time is ``bound_time_s``.
+    utility : None, "all", str or list of str
+        Utility metrics of the published table to report in the ``utility`` column (JSON), their
+        time in ``utility_time_s`` (:func:`~anonratio.bench.engine.utility.check_utility`); none
+        by default.
 
     Returns
     -------
@@ -145,10 +153,11 @@ def run_record(
     Raises
     ------
     ValueError
-        A ``seed``, ``time_limit``, ``family`` or ``meta`` of the wrong kind.
+        A ``seed``, ``time_limit``, ``family``, ``meta`` or ``utility`` of the wrong kind.
     """
     seed, time_limit = _run_iv(seed, time_limit, family, meta)
     bound = check_bound(bound)
+    names = check_utility(str(getattr(instance, "problem", "")), utility)
     return run_algorithm(
         describe_instance(instance, family, meta),
         instance,
@@ -158,6 +167,7 @@ def run_record(
         options=options,
         proven=(meta or {}).get("lower_bound"),
         bound=bound,
+        utility=names,
     )
 
 
@@ -177,6 +187,7 @@ def run_and_finalize(
     reference: dict | str | Path | None = None,
     options: dict | None = None,
     bound: str = "default",
+    utility: Any = None,
 ) -> RunRecord:
     """:func:`run_record`, then :func:`finalize` (with ``reference``) on that single run.
 
@@ -193,6 +204,7 @@ def run_and_finalize(
         meta=meta,
         options=options,
         bound=bound,
+        utility=utility,
     )
     row = finalize(pd.DataFrame([record.to_row()]), reference=reference).iloc[0].to_dict()
     final = RunRecord.from_row(row, solution=record.solution)
@@ -281,6 +293,7 @@ def execute_task(
         time_limit=task.time_limit,
         proven=kept["meta"].get("lower_bound"),
         bounds=kept["bounds"],
+        utility=tuple(task.utility),
     )
     return record.to_row()
 

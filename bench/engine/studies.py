@@ -37,6 +37,7 @@ from typing import Any, NoReturn
 from anonratio.bench.engine.record import json_text
 from anonratio.bench.engine.runner import Task
 from anonratio.bench.engine.study_lines import Locator
+from anonratio.bench.engine.utility import check_utility
 from anonratio.bench.registry import FAMILIES, REGISTRY, get_algorithm
 from anonratio.instances.validation import check_time_limit
 
@@ -57,7 +58,7 @@ STUDY_DIR = Path(__file__).resolve().parent.parent / "studies"
 #: top-level keys and their meaning
 TOP_KEYS = ("name", "description", "time_limit", "memory_limit", "sweep")
 #: keys of a ``[[sweep]]`` block of instances
-SWEEP_KEYS = ("family", "problem", "seeds", "grid", "params", "algorithms", "time_limit")
+SWEEP_KEYS = ("family", "problem", "seeds", "grid", "params", "algorithms", "time_limit", "utility")
 #: keys of a ``[[sweep]]`` block whose tasks a Python function builds
 GENERATOR_KEYS = ("generator", "args")
 #: the task generators a ``[[sweep]]`` may name (``generator = "..."``); nothing else is called
@@ -86,6 +87,7 @@ def expand(
     algorithms: Iterable[str],
     *,
     time_limit: float,
+    utility: tuple[str, ...] = (),
 ) -> list[Task]:
     """Tasks for every (family, params, seed) × algorithm, dropping unsupported combinations.
 
@@ -97,6 +99,9 @@ def expand(
     time_limit : float
         Seconds per run (exact solvers and the factor ILPs stop there; the sweep kills a run a
         grace period later).
+    utility : tuple of str
+        Utility metrics every run reports (checked names,
+        :func:`~anonratio.bench.engine.utility.check_utility`).
 
     Returns
     -------
@@ -109,7 +114,9 @@ def expand(
     tasks = []
     for family, params, seed in instances:
         for algorithm in algorithms:
-            task = Task(family, dict(params), int(seed), algorithm, float(time_limit))
+            task = Task(
+                family, dict(params), int(seed), algorithm, float(time_limit), utility=utility
+            )
             if _supported(task):
                 tasks.append(task)
     return tasks
@@ -162,6 +169,8 @@ class Sweep:
     params: dict[str, Any] = field(default_factory=dict)
     algorithms: tuple[str, ...] = ()
     time_limit: float = 60.0
+    #: the utility metrics its runs report (none by default)
+    utility: tuple[str, ...] = ()
     generator: Callable[..., list] | None = None
     args: dict[str, Any] = field(default_factory=dict)
     #: where the block is: the file's name and the line of its ``[[sweep]]`` header
@@ -178,7 +187,9 @@ class Sweep:
         out: list[Task] = []
         for instance in grid(self.family or "", self.seeds, **axes):
             try:
-                out += expand([instance], self.algorithms, time_limit=self.time_limit)
+                out += expand(
+                    [instance], self.algorithms, time_limit=self.time_limit, utility=self.utility
+                )
             except ValueError as exc:
                 raise self._refused(instance, exc) from None
         return out
@@ -426,6 +437,13 @@ def _parse_sweep(ck: _Checker, raw: Any, i: int, time_limit: float) -> Sweep:
             ck.fail(i, ("params", key), f"`{key}` is both in [[sweep]] grid and params")
     _check_params(ck, family, axes, i, "grid")
     _check_params(ck, family, params, i, "params")
+    utility: tuple[str, ...] = ()
+    if "utility" in raw:
+        asked = ck.array(raw["utility"], i, "utility", str, "metric names")
+        try:
+            utility = check_utility(family.problem, asked)
+        except ValueError as exc:
+            ck.fail(i, ("utility",), f"{exc} in [[sweep]]")
     return Sweep(
         family=name,
         seeds=tuple(seeds),
@@ -433,6 +451,7 @@ def _parse_sweep(ck: _Checker, raw: Any, i: int, time_limit: float) -> Sweep:
         params={k: _tuples(v) for k, v in params.items()},
         algorithms=tuple(algorithms),
         time_limit=ck.number(raw.get("time_limit", time_limit), i, "time_limit", "[[sweep]]"),
+        utility=utility,
         source=ck.source,
         line=ck.loc.line(i),
         value_lines=_value_lines(ck, i, axes, params),

@@ -490,4 +490,5 @@ PROBLEM = Problem(
     ),
     strong_bound="anonratio.exact.kanonymity.lp_bound:lp_bound",
     publisher="anonratio.bench.publish.problems.kanonymity:PUBLISHER",
+    utility="anonratio.instances.kanonymity.metrics:SOLUTION_METRICS",
 )

@@ -259,4 +259,5 @@ PROBLEM = Problem(
     hunt=Hunt(NAME, "ldiv-random", "anonratio.instances.ldiversity.moves:MOVES"),
     strong_bound="anonratio.exact.ldiversity.lp_bound:lp_bound",
     publisher="anonratio.bench.publish.problems.ldiversity:PUBLISHER",
+    utility="anonratio.solvers.ldiversity.metrics:SOLUTION_METRICS",
 )

@@ -48,6 +48,8 @@ __all__ = [
     "check_metrics",
     "COSTLY",
     "DEFAULT_METRICS",
+    "published_recoding",
+    "SOLUTION_METRICS",
 ]
 
 
@@ -332,3 +334,28 @@ def utility(
         for name in names:
             check_choice("metrics", name, METRICS)
     return {name: METRICS[name](rec, k) for name in names}
+
+
+def published_recoding(instance: Any, solution: Any) -> Recoding:
+    """What a solution of ``instance`` publishes: the recoding it returned
+    (``solution.info["recoding"]``: Samarati, Incognito, Mondrian, ...) or else its partition's
+    local recoding (:meth:`Recoding.from_partition`)."""
+    rec = (solution.info or {}).get("recoding")
+    if rec is None:
+        rec = Recoding.from_partition(instance, solution.labels, method=solution.algorithm)
+    return rec
+
+
+def _of_solution(name: str) -> Callable[[Any, Any], float]:
+    def metric(instance: Any, solution: Any) -> float:
+        return METRICS[name](published_recoding(instance, solution), k=instance.k)
+
+    metric.__doc__ = f"``{name}`` of what the solution publishes (:func:`published_recoding`)."
+    return metric
+
+
+#: metric name -> ``f(instance, solution) -> float`` of a k-anonymity run's published table: the
+#: metrics a run reports on request (``utility=`` of the runner, ``--utility`` of ``solve``)
+SOLUTION_METRICS: dict[str, Callable[[Any, Any], float]] = {
+    name: _of_solution(name) for name in METRICS
+}

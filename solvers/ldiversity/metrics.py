@@ -4,16 +4,35 @@
 and the one induced by the published table, where a suppressed cell is uniform over its
 attribute's domain (§6.2, Equation (2); Kifer and Gehrke, SIGMOD 2006). :func:`suppression_counts`
 gives stars and suppressed tuples of a partition without verifying it.
+
+:data:`SOLUTION_METRICS` are what a run reports on request (``utility=`` of the runner): the
+metrics of :mod:`anonratio.instances.kanonymity.metrics` of the published table
+(:func:`published_recoding`: TDS's generalization, else the partition with its non-constant cells
+suppressed), ``c-avg`` aside (it is relative to k). Their ``kl-divergence`` of a suppression is
+:func:`kl_divergence`'s Equation (2).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike
 
+from anonratio.instances.kanonymity.metrics import METRICS
+from anonratio.instances.kanonymity.recoding import Recoding
 from anonratio.instances.ldiversity.instance import LDiversityInstance, group_stats, qi_groups
+from anonratio.instances.table import Hierarchy
 
-__all__ = ["kl_divergence", "suppression_counts", "domain_sizes"]
+__all__ = [
+    "kl_divergence",
+    "suppression_counts",
+    "domain_sizes",
+    "published_recoding",
+    "SOLUTION_METRICS",
+]
 
 
 def domain_sizes(instance: LDiversityInstance) -> np.ndarray:
@@ -108,3 +127,28 @@ def _pattern_mass(rows: np.ndarray, support: np.ndarray, radix: np.ndarray) -> n
     point_keys = support @ np.cumprod(np.r_[1, radix[:-1]])
     at = np.minimum(np.searchsorted(values, point_keys), len(values) - 1)
     return np.where(values[at] == point_keys, counts[at], 0)
+
+
+def published_recoding(instance: LDiversityInstance, solution: Any) -> Recoding:
+    """What a solution publishes: the generalization it returned (``solution.info["recoding"]``,
+    TDS) or else its partition with every non-constant QI cell of a group suppressed."""
+    rec = (solution.info or {}).get("recoding")
+    if rec is not None:
+        return rec
+    table = instance.table
+    view = SimpleNamespace(table=table, hierarchies=tuple(map(Hierarchy.suppression, table.values)))
+    return Recoding.from_partition(view, solution.labels, method="suppression")
+
+
+def _of_solution(name: str) -> Callable[[Any, Any], float]:
+    def metric(instance: Any, solution: Any) -> float:
+        return METRICS[name](published_recoding(instance, solution))
+
+    metric.__doc__ = f"``{name}`` of what the solution publishes (:func:`published_recoding`)."
+    return metric
+
+
+#: metric name -> ``f(instance, solution) -> float`` of an l-diversity run's published table
+SOLUTION_METRICS: dict[str, Callable[[Any, Any], float]] = {
+    name: _of_solution(name) for name in METRICS if name != "c-avg"
+}

@@ -17,9 +17,9 @@ of this problem have none) has the two-level taxonomy value -> ``*``.
 The published table is a global recoding: each cell is a taxonomy node. The partition (the
 labels) is its classes, and the verifier counts the stars of that partition (the attributes not
 constant on a class), the problem's objective. Xiao et al. compare the *generalized* table by
-its KL-divergence (§6.2, Eq. (2): a generalized cell uniform over the node's values), which
-``info["kl_divergence"]`` reports from ``info["recoding"]`` through
-:func:`anonratio.instances.kanonymity.kl_divergence.kl_divergence`. It can exceed
+its KL-divergence (§6.2, Eq. (2): a generalized cell uniform over the node's values), the
+``kl-divergence`` of :data:`anonratio.solvers.ldiversity.metrics.SOLUTION_METRICS` (a run's
+``utility``, on request), computed from ``info["recoding"]``. It can exceed
 :func:`anonratio.solvers.ldiversity.metrics.kl_divergence` of the labels, which stars only the
 attributes not constant on a class: TDS publishes an unspecialized attribute's node for every
 record, constant on the class or not (``info["published_stars"]`` counts those cells).
@@ -32,7 +32,6 @@ import time
 import numpy as np
 
 from anonratio.instances import Solution
-from anonratio.instances.kanonymity.kl_divergence import kl_divergence
 from anonratio.instances.ldiversity.instance import LDiversityInstance, group_stats
 from anonratio.instances.validation import check_instance, check_seed
 from anonratio.solvers.kanonymity.tds import Requirement, published_info, specialize
@@ -63,8 +62,7 @@ def ldiv_tds(
     -------
     Solution
         Labels = the classes of the published generalization; ``objective`` the instance's
-        objective of that partition. ``info``: ``stars``, ``suppressed_tuples``,
-        ``kl_divergence`` (nats, of the generalized table) and the fields of
+        objective of that partition. ``info``: ``stars``, ``suppressed_tuples`` and the fields of
         :func:`~anonratio.solvers.kanonymity.tds.tds` (``recoding``, ``cut``,
         ``specializations``, ...).
 
@@ -85,7 +83,6 @@ def ldiv_tds(
     _, sizes, differ, _ = group_stats(instance, result.labels)
     stars, tuples = int(sizes @ differ), int(sizes[differ > 0].sum())
     info.update(stars=stars, suppressed_tuples=tuples)
-    info["kl_divergence"] = kl_divergence(info["recoding"])
     return Solution(
         labels=result.labels,
         algorithm=ALGORITHM,
