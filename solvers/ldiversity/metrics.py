@@ -148,7 +148,17 @@ def _of_solution(name: str) -> Callable[[Any, Any], float]:
     return metric
 
 
+def _published_kl(instance: LDiversityInstance, solution: Any) -> float:
+    """Equation (2) of what the solution publishes: :func:`kl_divergence` of a suppression (half
+    the time of the general recoding's), the recoding's own of a generalization (TDS)."""
+    if (solution.info or {}).get("recoding") is not None:
+        return METRICS["kl-divergence"](published_recoding(instance, solution))
+    return kl_divergence(instance, solution.labels)
+
+
 #: metric name -> ``f(instance, solution) -> float`` of an l-diversity run's published table
 SOLUTION_METRICS: dict[str, Callable[[Any, Any], float]] = {
-    name: _of_solution(name) for name in METRICS if name != "c-avg"
+    name: _published_kl if name == "kl-divergence" else _of_solution(name)
+    for name in METRICS
+    if name != "c-avg"
 }
