@@ -32,7 +32,6 @@ from dataclasses import MISSING, dataclass, fields
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.special import entr
 
 from anonratio.instances.equivalence import _codes, class_statistics
 from anonratio.instances.validation import (
@@ -252,6 +251,8 @@ class EntropyLDiversity(PrivacyModel):
         object.__setattr__(self, "l", check_number("l", self.l, low=1))
 
     def _entropy(self, sizes: np.ndarray, hist: np.ndarray) -> np.ndarray:
+        from scipy.special import entr  # scipy loads only for this model
+
         return entr(hist / sizes[:, None]).sum(axis=1)
 
     def measure(self, sizes, hist, prior):

@@ -23,11 +23,11 @@ the recoding (:attr:`Recoding.node_counts`, :attr:`Recoding.classes`).
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from scipy.special import xlogy
 
 from anonratio.instances.kanonymity.kl_divergence import kl_divergence
 from anonratio.instances.kanonymity.recoding import Domain, Recoding
@@ -51,6 +51,13 @@ __all__ = [
     "published_recoding",
     "SOLUTION_METRICS",
 ]
+
+
+def _xlogx(counts: np.ndarray) -> float:
+    """``sum(c log c)`` over ``counts`` (``0 log 0 = 0``), bit for bit ``scipy.special.xlogy(c,
+    c).sum()``: the C library's ``log`` of each count (one per value of an attribute), whereas
+    numpy's vectorized ``log`` may differ in the last bit; scipy is not imported for it."""
+    return float(np.array([c * math.log(c) if c else 0.0 for c in counts.tolist()]).sum())
 
 
 def _counts(rec: Recoding) -> tuple[np.ndarray, ...]:
@@ -222,7 +229,7 @@ def non_uniform_entropy(rec: Recoding, *, suppressed: str = "star") -> float:
         cover = (cum[d.hi + 1] - cum[d.lo]).astype(float)
         used = c > 0  # a published node covers its records' values: cover >= 1
         total += float(c[used] @ np.log2(cover[used]))
-        total -= float(xlogy(by_rank, by_rank).sum()) / np.log(2)
+        total -= _xlogx(by_rank) / np.log(2)
     if rec.n_suppressed and not charge_node:
         total += rec.n_suppressed * len(rec.domains) * float(np.log2(n))
     return float(total)

@@ -7,31 +7,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.validation import dispatch
 
-from . import (
-    alpha_k_topdown,
-    box_greedy,
-    datafly,
-    decompose_component,
-    factor_2,
-    factor_3,
-    flash,
-    forest,
-    incognito,
-    k_optimize,
-    local_search,
-    min_weight_factor,
-    mondrian,
-    samarati,
-    tds,
-)
+if TYPE_CHECKING:
+    import numpy as np
+
+    from anonratio.instances import KAnonymityInstance, Solution
 
 __all__ = [
     "k_anonymize",
@@ -53,23 +38,61 @@ __all__ = [
     "alpha_k_topdown",
 ]
 
-#: registry name -> algorithm
-METHODS = {
-    "forest": forest.forest,
-    "factor-2": factor_2.one_two_factor,
-    "factor-3": factor_3.two_factor,
-    "samarati": samarati.samarati,
-    "incognito": incognito.incognito,
-    "flash": flash.flash,
-    "datafly": datafly.datafly,
-    "tds": tds.tds,
-    "k-optimize": k_optimize.k_optimize,
-    "mondrian": mondrian.mondrian,
-    "mondrian-relaxed": mondrian.mondrian_relaxed,
-    "kanon-box-greedy": box_greedy.box_greedy,
-    "kanon-local-search": local_search.local_search,
-    "alpha-k-topdown": alpha_k_topdown.alpha_k_topdown,
+#: the algorithm modules, imported on first use: running one algorithm does not import the
+#: others (nor OR-Tools and PuLP with the factor algorithms' ILPs)
+_MODULES = frozenset(__all__) - {"k_anonymize", "METHODS"}
+
+#: registry name -> ``"module:function"`` of :data:`METHODS`
+_TARGETS = {
+    "forest": "forest:forest",
+    "factor-2": "factor_2:one_two_factor",
+    "factor-3": "factor_3:two_factor",
+    "samarati": "samarati:samarati",
+    "incognito": "incognito:incognito",
+    "flash": "flash:flash",
+    "datafly": "datafly:datafly",
+    "tds": "tds:tds",
+    "k-optimize": "k_optimize:k_optimize",
+    "mondrian": "mondrian:mondrian",
+    "mondrian-relaxed": "mondrian:mondrian_relaxed",
+    "kanon-box-greedy": "box_greedy:box_greedy",
+    "kanon-local-search": "local_search:local_search",
+    "alpha-k-topdown": "alpha_k_topdown:alpha_k_topdown",
 }
+
+
+class _Methods(Mapping[str, Callable[..., "Solution"]]):
+    """Registry name -> algorithm function; looking a name up imports that algorithm's module."""
+
+    def __getitem__(self, name: str) -> Callable[..., Solution]:
+        module, _, function = _TARGETS[name].partition(":")
+        return getattr(import_module(f"{__name__}.{module}"), function)
+
+    def __contains__(self, name: object) -> bool:
+        return name in _TARGETS
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_TARGETS)
+
+    def __len__(self) -> int:
+        return len(_TARGETS)
+
+    def __repr__(self) -> str:
+        return f"METHODS({', '.join(_TARGETS)})"
+
+
+#: registry name -> algorithm
+METHODS: Mapping[str, Callable[..., Solution]] = _Methods()
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_MODULES])
 
 
 def k_anonymize(
