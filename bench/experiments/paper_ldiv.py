@@ -21,6 +21,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anonratio.bench.experiments.paper_ldiv_kl import (
+    check_kl_findings,
+    kl_frame,
+    kl_markdown,
+    kl_means,
+    write_kl,
+)
 from anonratio.bench.report.findings import Findings
 from anonratio.bench.report.plots import algorithm_color, new_figure
 from anonratio.instances.io import atomic_write
@@ -33,6 +40,7 @@ __all__ = [
     "means_markdown",
     "per_d_means",
     "report_findings",
+    "time_findings",
     "ALGORITHMS",
 ]
 
@@ -176,6 +184,89 @@ def check_findings(frame: pd.DataFrame) -> list[dict[str, Any]]:
         None if b is None else b <= 1.3,
         "no runs at n >= 50,000" if b is None else f"fitted exponent of TP's time: {b:.2f}",
     )
+    return out + time_findings(frame)
+
+
+def _mean_times(frame: pd.DataFrame, algorithm: str, x: str) -> pd.Series:
+    """Mean time of ``algorithm`` per value of ``x`` on the SAL-like tables of the largest n, at
+    d = 7 (``x = "l"``) or l = 6 (``x = "d"``), over projections and seeds."""
+    sal = frame[(frame["family"] == "ldiv-sal") & (frame["algorithm"] == algorithm)]
+    if sal.empty:
+        return pd.Series(dtype=float)
+    sal = sal[
+        (sal["n"] == sal["n"].max()) & (sal["d" if x == "l" else "l"] == (7 if x == "l" else 6))
+    ]
+    return sal.groupby(x)["time_s"].mean()
+
+
+def _direction(times: pd.Series) -> float:
+    """Spearman's rank correlation of the times with their x (0 for fewer than 3 points)."""
+    if len(times) < 3:
+        return 0.0
+    x, y = pd.Series(times.index.to_numpy(float)).rank(), pd.Series(times.to_numpy()).rank()
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def _trend_detail(name: str, times: pd.Series, x: str) -> str:
+    return (
+        f"{name}'s mean time {times.iloc[0]:.2f} s at {x} = {times.index[0]:g}, "
+        f"{times.iloc[-1]:.2f} s at {x} = {times.index[-1]:g}, rank correlation "
+        f"{_direction(times):+.2f}"
+    )
+
+
+def time_findings(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The paper's statements on time (Figures 4-6 and the summary of §6.1), from wall times:
+    a time *rises* (*falls*) with x when its mean at the largest x is above (below) the one at
+    the smallest and the rank correlation is positive (negative); it *does not depend* on d
+    when its largest mean over d is within 1.5 times its smallest."""
+    out: list[dict[str, Any]] = []
+    names = {"tp": "TP", "tp-plus": "TP+", "hilbert": "Hilbert"}
+    for alg, x, sign, text in (
+        ("hilbert", "l", -1, "Hilbert's time falls as l grows (Figure 4)"),
+        ("tp", "l", 1, "TP's time rises with l (Figure 4)"),
+        ("tp-plus", "l", 1, "TP+'s time rises with l (Figure 4)"),
+        ("tp", "d", 1, "TP's time rises with d (Figure 5)"),
+        ("tp-plus", "d", 1, "TP+'s time rises with d (Figure 5)"),
+    ):
+        t = _mean_times(frame, alg, x)
+        if len(t) < 3:
+            out.append({"text": text, "holds": None, "detail": f"no runs over {x}"})
+            continue
+        holds = sign * (t.iloc[-1] - t.iloc[0]) > 0 and sign * _direction(t) > 0
+        out.append({"text": text, "holds": bool(holds), "detail": _trend_detail(names[alg], t, x)})
+    t = _mean_times(frame, "hilbert", "d")
+    text = "Hilbert's time does not depend on d (Figure 5)"
+    if len(t) < 3:
+        out.append({"text": text, "holds": None, "detail": "no runs over d"})
+    else:
+        spread = float(t.max() / t.min())
+        trend = _trend_detail("Hilbert", t, "d")
+        detail = f"largest / smallest mean time over d: {spread:.2f} ({trend})"
+        out.append({"text": text, "holds": spread <= 1.5, "detail": detail})
+    b = _exponent(frame, "hilbert")
+    out.append(
+        {
+            "text": "Hilbert's time grows almost linearly in n (Figure 6)",
+            "holds": None if b is None else b <= 1.3,
+            "detail": "no runs at n >= 50,000" if b is None else f"fitted exponent: {b:.2f}",
+        }
+    )
+    big = frame[(frame["family"] == "ldiv-sal") & (frame["n"] == frame["n"].max())]
+    mean = big.groupby("algorithm")["time_s"].mean()
+    text = "Hilbert is faster than TP and TP+ (summary of §6.1)"
+    if not {"tp", "tp-plus", "hilbert"} <= set(mean.index):
+        out.append({"text": text, "holds": None, "detail": "no runs of all three"})
+    else:
+        detail = ", ".join(f"{names[a]} {mean[a]:.2f} s" for a in ("tp", "tp-plus", "hilbert"))
+        holds = mean["hilbert"] < min(mean["tp"], mean["tp-plus"])
+        out.append(
+            {
+                "text": text,
+                "holds": bool(holds),
+                "detail": f"mean time of the runs at n = {int(big['n'].max()):,}: {detail}",
+            }
+        )
     return out
 
 
@@ -196,21 +287,30 @@ def means_markdown(means: pd.DataFrame) -> str:
     return head + "\n".join(rows)
 
 
-def _line_plot(frame: pd.DataFrame, x: str, fixed: dict[str, Any], path: Path, title: str) -> bool:
-    """Mean stars against ``x`` at the ``fixed`` values (means over projections and seeds)."""
+def _line_plot(
+    frame: pd.DataFrame,
+    x: str,
+    fixed: dict[str, Any],
+    path: Path,
+    title: str,
+    value: str = "stars",
+    algorithms: tuple[str, ...] = ALGORITHMS,
+) -> bool:
+    """Mean ``value`` (a column) against ``x`` at the ``fixed`` values (means over projections
+    and seeds), one line per algorithm; False (nothing drawn) without two values of ``x``."""
     sel = frame[(frame["family"] == "ldiv-sal")]
-    for key, value in fixed.items():
-        sel = sel[sel[key] == value]
+    for key, fixed_value in fixed.items():
+        sel = sel[sel[key] == fixed_value]
     if sel.empty or sel[x].nunique() < 2:
         return False
     fig = new_figure(7.0, 4.2)
     ax = fig.subplots()
-    for alg in ALGORITHMS:
-        s = sel[sel["algorithm"] == alg].groupby(x)["stars"].mean()
+    for alg in algorithms:
+        s = sel[sel["algorithm"] == alg].groupby(x)[value].mean()
         if not s.empty:
             ax.plot(s.index, s.to_numpy(), marker="o", color=algorithm_color(alg), label=alg)
     ax.set_xlabel(x)
-    ax.set_ylabel("stars (mean over projections and seeds)")
+    ax.set_ylabel(f"{_Y_LABELS.get(value, value)} (mean over projections and seeds)")
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
@@ -218,17 +318,24 @@ def _line_plot(frame: pd.DataFrame, x: str, fixed: dict[str, Any], path: Path, t
     return True
 
 
-def write_ldiv(frame: pd.DataFrame, findings: list[dict[str, Any]], out_dir: Path) -> list[Path]:
-    """Figures and findings files of :func:`ldiv_frame`'s runs; the paths written."""
-    out_dir = Path(out_dir)
+#: the y axis of each plotted column
+_Y_LABELS = {"stars": "stars", "time_s": "wall time (s)", "kl": "KL-divergence (nats)"}
+
+
+def _figures(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
+    """Stars and time against l and d (Figures 2-5) and runtime against n (Figure 6)."""
+    if frame.empty:
+        return []
     written: list[Path] = []
-    n = int(frame["n"].mode().iloc[0]) if not frame.empty else 0
-    for x, fixed, name, title in (
-        ("l", {"d": 7, "n": n}, "ldiv_stars_vs_l.png", f"SAL-like, d = 7, n = {n}: stars vs l"),
-        ("d", {"l": 6, "n": n}, "ldiv_stars_vs_d.png", f"SAL-d, l = 6, n = {n}: stars vs d"),
-    ):
-        if _line_plot(frame, x, fixed, out_dir / name, title):
-            written.append(out_dir / name)
+    n = int(frame["n"].mode().iloc[0])
+    for value, what in (("stars", "stars"), ("time_s", "time")):
+        for x, fixed, where in (
+            ("l", {"d": 7, "n": n}, f"SAL-like, d = 7, n = {n:,}"),
+            ("d", {"l": 6, "n": n}, f"SAL-d, l = 6, n = {n:,}"),
+        ):
+            name = f"ldiv_{what}_vs_{x}.png"
+            if _line_plot(frame, x, fixed, out_dir / name, f"{where}: {what} vs {x}", value):
+                written.append(out_dir / name)
     big = frame[(frame["n"] >= 50_000) & (frame["family"] == "ldiv-sal")]
     big = big[(big["d"] == 7) & (big["l"] == 6)]
     if big["n"].nunique() >= 2:
@@ -245,31 +352,51 @@ def write_ldiv(frame: pd.DataFrame, findings: list[dict[str, Any]], out_dir: Pat
         ax.legend(fontsize=8)
         fig.savefig(out_dir / "ldiv_runtime.png", dpi=110, bbox_inches="tight")
         written.append(out_dir / "ldiv_runtime.png")
+    return written
+
+
+def write_ldiv(
+    frame: pd.DataFrame,
+    findings: list[dict[str, Any]],
+    out_dir: Path,
+    kl: pd.DataFrame | None = None,
+) -> list[Path]:
+    """Figures and findings files of :func:`ldiv_frame`'s runs and of ``kl``
+    (:func:`~anonratio.bench.experiments.paper_ldiv_kl.kl_frame`); the paths written."""
+    out_dir = Path(out_dir)
+    written: list[Path] = write_kl(kl, out_dir) if kl is not None else []
+    written += _figures(frame, out_dir)
     js, md = out_dir / "ldiv_findings.json", out_dir / "ldiv_findings.md"
     atomic_write(js, lambda fh: json.dump(findings, fh, indent=1), mode="w", encoding="utf-8")
-    text = "# Findings of Xiao et al. (2010), §6.1\n\n" + findings_markdown(findings) + "\n"
-    means = per_d_means(frame)
+    text = "# Findings of Xiao et al. (2010), §6\n\n" + findings_markdown(findings) + "\n"
+    means = per_d_means(frame) if not frame.empty else pd.DataFrame()
     if not means.empty:
         text += "\n" + means_markdown(means) + "\n"
+    for x in ("l", "d"):
+        kl_table = kl_means(kl, x) if kl is not None else pd.DataFrame()
+        if not kl_table.empty:
+            text += "\n" + kl_markdown(kl_table, x) + "\n"
     atomic_write(md, lambda fh: fh.write(text), mode="w", encoding="utf-8")
     return [*written, js, md]
 
 
 def report_findings(df: pd.DataFrame, out_dir: Path) -> Findings | None:
     """The l-diversity experiments' part of a report (:mod:`anonratio.bench.report.findings`):
-    figures and findings of §6.1, or None when ``df`` has none of their runs."""
+    figures and findings of §6 (the KL-divergence ones of §6.2 from the runs that report it),
+    or None when ``df`` has none of their runs."""
     frame = ldiv_frame(df)
-    if frame.empty:
+    kl = kl_frame(df)
+    if frame.empty and kl.empty:
         return None
-    found = check_findings(frame)
+    found = (check_findings(frame) if not frame.empty else []) + check_kl_findings(kl)
     word = {True: "reproduced", False: "NOT REPRODUCED", None: "no data"}
     return Findings(
         key="ldiv_findings",
-        title="Findings: the experiments of Xiao et al. (2010), §6.1",
+        title="Findings: the experiments of Xiao et al. (2010), §6",
         verdicts=[(f"{f['text']} ({f['detail']})", bool(f["holds"])) for f in found],
-        summary_title="Xiao et al. (2010), §6.1, the paper's findings:",
+        summary_title="Xiao et al. (2010), §6, the paper's findings:",
         summary_lines=[f"{f['text']}: {word[f['holds']]} ({f['detail']})" for f in found],
         markdown=findings_markdown(found),
-        files=write_ldiv(frame, found, out_dir),
+        files=write_ldiv(frame, found, out_dir, kl),
         data=found,
     )
