@@ -13,6 +13,7 @@ from anonratio.bench.experiments.paper_ldiv import (
     check_findings,
     ldiv_frame,
     per_d_means,
+    time_findings,
     write_ldiv,
 )
 from anonratio.bench.registry import FAMILIES
@@ -125,3 +126,33 @@ def test_findings_file_lists_the_mean_stars_per_d(tmp_path):
     text = (tmp_path / "ldiv_findings.md").read_text()
     assert "| d | tables | tp | tp-plus | hilbert |" in text
     assert "| 1 | 7 | 103 | 103 | 103 |" in text and "| 2 | 21 | 210 | 210 | 210 |" in text
+
+
+def _timed(alg, d, l, time_s, projection=0):
+    return {**_row(alg, d, projection, 10, l=l), "time_s": time_s}
+
+
+def test_time_findings_read_the_trend_over_l_and_d():
+    rows = []
+    for l, (tp, hb) in zip((2, 4, 6), ((1.0, 3.0), (2.0, 2.0), (3.0, 1.0)), strict=True):
+        rows += [
+            _timed("tp", 7, l, tp),
+            _timed("tp-plus", 7, l, tp + 1),
+            _timed("hilbert", 7, l, hb),
+        ]
+    for d, (tp, hb) in zip((1, 2, 3), ((0.5, 2.0), (0.4, 2.2), (0.6, 4.0)), strict=True):
+        rows += [_timed("tp", d, 6, tp), _timed("tp-plus", d, 6, tp), _timed("hilbert", d, 6, hb)]
+    found = {f["text"]: f for f in time_findings(_frame(rows))}
+    falls = found["Hilbert's time falls as l grows (Figure 4)"]
+    assert falls["holds"] is True and "rank correlation -1.00" in falls["detail"]
+    assert found["TP's time rises with l (Figure 4)"]["holds"] is True
+    # TP over d = 1, 2, 3, 6 (the l sweep's d = 7 runs are at l = 6 too): 0.5, 0.4, 0.6, 3.0
+    rises = found["TP's time rises with d (Figure 5)"]
+    assert rises["holds"] is True and "0.50 s at d = 1, 3.00 s at d = 7" in rises["detail"]
+    flat = found["Hilbert's time does not depend on d (Figure 5)"]
+    assert flat["holds"] is False and "largest / smallest mean time over d: 4.00" in flat["detail"]
+    assert found["Hilbert's time grows almost linearly in n (Figure 6)"]["holds"] is None
+    fastest = found["Hilbert is faster than TP and TP+ (summary of §6.1)"]
+    assert (
+        fastest["holds"] is False and "TP 1.25 s, TP+ 1.75 s, Hilbert 2.37 s" in fastest["detail"]
+    )
