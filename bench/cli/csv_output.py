@@ -61,6 +61,16 @@ def _neutral(cell: str) -> str:
     return cell
 
 
+def _text(column: pd.Series) -> list[Any]:
+    """The cells of ``column`` as ``column.astype(str)`` gives them, as a list: a column of
+    strings (as read from a CSV file) as it is, without a round trip through pandas' string
+    dtype, which costs more than writing the file."""
+    cells = column.to_numpy(dtype=object) if column.dtype == object else None
+    if cells is None or pd.api.types.infer_dtype(cells, skipna=False) != "string":
+        cells = column.astype(str).to_numpy(dtype=object)
+    return cells.tolist()
+
+
 def neutralize_formulas(rows: pd.DataFrame) -> pd.DataFrame:
     """``rows`` as strings, every cell a spreadsheet would run as a formula prefixed with ``'``.
 
@@ -105,7 +115,8 @@ def write_csv(
     def write(f: IO[str]) -> None:
         writer = csv.writer(f, delimiter=sep, lineterminator=lineterminator)
         writer.writerow(names)
-        writer.writerows(rows.astype(str).itertuples(index=False, name=None))
+        columns = [_text(rows.iloc[:, j]) for j in range(rows.shape[1])]
+        writer.writerows(zip(*columns, strict=True) if columns else [()] * len(rows))
 
     atomic_write(out, write, mode="w", encoding="utf-8-sig" if bom else "utf-8", newline="")
     return out

@@ -57,3 +57,17 @@ def test_publish_withholds_deleted_records():
     assert published.index.tolist() == [10, 11, 12, 13]
     starred = publish(inst, labels, frame=_frame(), suppressed_rows="star")
     assert starred.loc[14].tolist() == ["*", "*"]
+
+
+def test_the_frame_published_is_checked_cell_by_cell_against_the_table():
+    """A frame's QI cells are compared as text stripped of blanks (each distinct cell once):
+    padded cells are the table's values; another value, or a missing cell, is refused with its
+    row."""
+    padded = _frame().assign(zip=[" 11111", "11111 ", "11111", "11111", "99999"])
+    assert _suppressed_recoding().to_dataframe(frame=padded)["zip"].tolist() == ["11111"] * 4
+    other = _frame().assign(zip=["11111", "11111", "11112", "11111", "99999"])
+    with pytest.raises(ValueError, match=r"column 'zip', row 2 holds '11112', the table '11111'"):
+        _suppressed_recoding().to_dataframe(frame=other)
+    missing = _frame().assign(zip=["11111", None, "11111", "11111", "99999"])
+    with pytest.raises(ValueError, match=r"row 1 holds nan, the table '11111'"):
+        _suppressed_recoding().to_dataframe(frame=missing)
