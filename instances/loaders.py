@@ -254,22 +254,31 @@ def table_from_csv(
             f"quasi-identifier or the sensitive attribute"
         )
     hier = _resolve_hierarchies(file, hierarchies, columns)
-    for c, h in hier.items():  # a value missing from its hierarchy, named with its line
-        rows, labels = stripped_labels(frame[c])
+    try:
+        w = _resolve_weights(file, weights, columns)
+        return Table.from_dataframe(
+            frame, qi=columns, sensitive=sensitive, hierarchies=hier, weights=w
+        )
+    except Exception as exc:
+        error = exc
+    _check_in_hierarchies(data, hier)  # a value missing from its hierarchy first, by line
+    if isinstance(error, InstanceFormatError):
+        raise InstanceFormatError(f"{file}: {error}") from None
+    raise error
+
+
+def _check_in_hierarchies(data: CsvTable, hier: Mapping[str, Hierarchy]) -> None:
+    """Refuse a value missing from its column's hierarchy, naming its file line (the table
+    builder, which finds it too, knows no lines: this runs when it refuses the table)."""
+    for c, h in hier.items():
+        rows, labels = stripped_labels(data.frame[c])
         missing = np.flatnonzero(pd.Index(h.labels[0]).get_indexer(labels)[rows] < 0)
         if len(missing):
             i = int(missing[0])
             raise InstanceFormatError(
-                f"{file} line {data.lines[i]}: hierarchy of attribute {c!r} has no row for value "
-                f"{frame[c].iloc[i].strip()!r} ({len(missing)} such records)"
+                f"{data.path} line {data.lines[i]}: hierarchy of attribute {c!r} has no row for "
+                f"value {data.frame[c].iloc[i].strip()!r} ({len(missing)} such records)"
             )
-    w = _resolve_weights(file, weights, columns)
-    try:
-        return Table.from_dataframe(
-            frame, qi=columns, sensitive=sensitive, hierarchies=hier, weights=w
-        )
-    except InstanceFormatError as exc:
-        raise InstanceFormatError(f"{file}: {exc}") from None
 
 
 def _resolve_hierarchies(path: Path, hierarchies: Any, qi: list[str]) -> dict[str, Hierarchy]:

@@ -124,11 +124,24 @@ def _kept_rows(
     if list(published.columns) != list(frame.columns) or len(published) not in (n, kept.size):
         raise RunFailure("the published table does not have the input's columns and kept rows")
     rows = published.iloc[kept] if len(published) == n else published
-    rest = [c for c in frame.columns if c not in qi]
-    mine = rows[rest].astype(str).reset_index(drop=True)
-    if not mine.equals(frame.iloc[kept][rest].astype(str).reset_index(drop=True)):
-        raise RunFailure("the published table changed a cell outside the quasi-identifiers")
+    given = frame.iloc[kept] if kept.size < n else frame
+    for c in frame.columns:
+        if c not in qi and not _same_text(rows[c], given[c]):
+            raise RunFailure("the published table changed a cell outside the quasi-identifiers")
     return rows
+
+
+def _same_text(a: pd.Series, b: pd.Series) -> bool:
+    """Whether ``a`` and ``b`` hold the same cells as ``astype(str)`` writes them (a missing cell
+    equal to a missing one): two columns of strings compared as they are."""
+    x, y = a.to_numpy(dtype=object), b.to_numpy(dtype=object)
+    if a.dtype == object and b.dtype == object and _strings(x) and _strings(y):
+        return bool(np.array_equal(x, y))
+    return a.astype(str).reset_index(drop=True).equals(b.astype(str).reset_index(drop=True))
+
+
+def _strings(cells: np.ndarray) -> bool:
+    return bool(pd.api.types.infer_dtype(cells, skipna=False) == "string")
 
 
 def check_release(

@@ -157,3 +157,32 @@ def test_a_release_that_breaks_a_model_is_never_written(
     assert code == 1 and doc["kind"] == "run_failed", doc
     assert doc["error"].startswith(f"the published table breaks {broken}")
     assert not out.exists() and not (tmp_path / "out.clusters.csv").exists()
+
+
+def test_a_changed_cell_outside_the_quasi_identifiers_is_never_published():
+    """The kept rows' other cells must be the input's, as text: a changed string, a number
+    written otherwise (1 and 1.0) or a filled missing cell is refused; the same cells pass."""
+    from anonratio.bench.errors import RunFailure
+    from anonratio.bench.publish.release import _kept_rows
+    from anonratio.bench.publish.request import Source
+
+    frame = pd.DataFrame(
+        {
+            "age": ["30", "31", "32"],
+            "zip": ["1", "2", "3"],
+            "n": pd.Series([1, 2, None], dtype=object),
+        }
+    )
+    source = Source(frame, table=lambda **kwargs: None)
+    withheld = np.array([True, True, False])
+
+    def published(**columns):
+        return frame.assign(age="*", **columns)
+
+    assert _kept_rows(published(), source, np.zeros(3, bool), ["age"]).shape == (3, 3)
+    assert _kept_rows(published().iloc[2:], source, withheld, ["age"]).index.tolist() == [2]
+    for changed in ({"zip": ["1", "2", "4"]}, {"n": pd.Series([1.0, 2, None], dtype=object)}):
+        with pytest.raises(RunFailure, match="changed a cell outside the quasi-identifiers"):
+            _kept_rows(published(**changed), source, np.zeros(3, bool), ["age"])
+    with pytest.raises(RunFailure, match="outside"):
+        _kept_rows(published(n=[1, 2, 0]).iloc[2:], source, withheld, ["age"])
