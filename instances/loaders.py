@@ -7,6 +7,7 @@ in the folder named by ``$ANONRATIO_DATASETS`` (e.g. its ``adult/``, from ARX).
 """
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,10 @@ __all__ = [
 #: environment variable holding the path of the datasets folder
 DATASETS_ENV = "ANONRATIO_DATASETS"
 
+#: a character ``str.strip`` keeps, and one ``str.splitlines`` breaks a line at
+_NON_BLANK = re.compile(r"\S")
+_LINE_BREAK = re.compile("[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
 
 def sniff_separator(first_line: str) -> str:
     """The separator of a CSV header line: the most frequent of ``;``, ``,`` and tab."""
@@ -61,6 +66,16 @@ def sniff_separator(first_line: str) -> str:
     if counts[sep] == 0:
         return ","  # a single column
     return sep
+
+
+def _first_line(text: str) -> str:
+    """The first non-blank line of ``text`` (which has one), as ``str.splitlines`` cuts it: that
+    of its first non-blank character (every line break is blank), found without splitting the
+    whole file."""
+    start = _NON_BLANK.search(text).start()  # type: ignore[union-attr]
+    begin = max((m.end() for m in _LINE_BREAK.finditer(text, 0, start)), default=0)
+    end = _LINE_BREAK.search(text, start)
+    return text[begin : len(text) if end is None else end.start()]
 
 
 def read_table(
@@ -167,7 +182,7 @@ def read_csv_table(path: StrPath, *, sep: str | None = None) -> CsvTable:
     if not text.strip():
         raise InstanceFormatError(f"{file}: the file is empty")
     detected = sep is None
-    sep = sep or sniff_separator(next(line for line in text.splitlines() if line.strip()))
+    sep = sep or sniff_separator(_first_line(text))
     rows, lines = parse_rows(file, text, sep)
     header, body = rows[0], rows[1:]
     names = [c.strip() for c in header]
@@ -198,7 +213,7 @@ def read_csv_table(path: StrPath, *, sep: str | None = None) -> CsvTable:
             f"fields, the header has {len(names)} ({len(bad)} such rows{hint})"
         )
     for i, r in enumerate(body):
-        if not any(c.strip() for c in r):
+        if not "".join(r).strip():  # every field blank
             raise InstanceFormatError(
                 f"{file} line {lines[i + 1]}: data row {i + 1} has only empty fields (a line of "
                 f"separators); remove it or fill it in"

@@ -235,3 +235,14 @@ def test_load_adult_from_environment_and_family():
     np.testing.assert_array_equal(again.table.codes, inst.table.codes)
     with pytest.raises(ValueError, match=r"parameter `n` must be in \[0, 30162\]"):
         generate("kanon-adult", seed=0, n=10**6)
+
+
+@pytest.mark.parametrize("blank", ["", "\n", " \r\n\t\r\n", "\f\n", "\u2028 \n"])
+def test_the_separator_is_sniffed_from_the_first_non_blank_line(tmp_path, blank):
+    """Leading blank lines (any line break ``str.splitlines`` knows) are skipped; the header line
+    decides the separator even when the records hold more of another one."""
+    path = tmp_path / "t.csv"
+    path.write_text(blank + "zip;note\n1305;a,b,c,d\n1306;e,f,g\n", encoding="utf-8", newline="")
+    data = read_csv_table(path)
+    assert data.sep == ";" and list(data.frame.columns) == ["zip", "note"]
+    assert data.frame["note"].tolist() == ["a,b,c,d", "e,f,g"]
