@@ -140,26 +140,38 @@ class _Flash:
         self.history = FlashHistory(lattice.m)
         self.u = len(lattice.base_counts)  # the table's distinct rows: the source of last resort
         self.checked = 0
+        # each node's direct successors in the strategy's order (n_up[i] of them, then -1s)
+        up = np.arange(len(self.nodes))[:, None] + self.strides[None, :]
+        valid = self.nodes < lattice.heights
+        up = np.where(valid, up, -1)
+        order = np.argsort(np.where(valid, self.rank[np.maximum(up, 0)], len(up)), axis=1)
+        self.up = np.take_along_axis(up, order, axis=1)
+        self.n_up = valid.sum(axis=1)
+        self._up_lists: list[list[int] | None] = [None] * len(self.nodes)
 
     def successors(self, i: int) -> list[int]:
         """The direct successors of node ``i``, in the strategy's order."""
-        up = i + self.strides[self.nodes[i] < self.lattice.heights]
-        return up[np.argsort(self.rank[up])].tolist()
+        out = self._up_lists[i]
+        if out is None:
+            out = self._up_lists[i] = self.up[i, : self.n_up[i]].tolist()
+        return out
 
     def check(self, i: int) -> bool:
         """Check node ``i`` on its frequency set and tag it with its successors or its
         predecessors."""
         node = self.nodes[i]
         source = self.history.below(node)
-        fs = self.lattice.frequency_set(range(self.lattice.m), node, source)
+        rows = self.u if source is None else len(source.counts)
+        # a failing set is kept when it shrinks enough (else its source serves as well)
+        ok, fs = self.lattice.check(
+            range(self.lattice.m), node, source, keep=lambda ok, n: not ok and n <= SHRINK * rows
+        )
         self.checked += 1
-        ok = self.lattice.satisfies(fs)
         if ok:
             self.state[tuple(slice(int(v), None) for v in node)] = SATISFIES
         else:
             self.state[tuple(slice(0, int(v) + 1) for v in node)] = FAILS
-            rows = self.u if source is None else len(source.counts)
-            if len(fs.counts) <= SHRINK * rows:  # else its source serves as well
+            if fs is not None:
                 self.history.add(node, fs)
         return ok
 
@@ -199,9 +211,9 @@ class _Flash:
     def run(self) -> None:
         """Visit every node in the strategy's order (height first) and start a binary phase
         from each one still untagged."""
-        for i in np.argsort(self.rank):
+        for i in np.argsort(self.rank).tolist():
             if self.flat[i] == UNKNOWN:
-                self.binary_phase(int(i))
+                self.binary_phase(i)
 
 
 def flash_tags(lattice: Lattice) -> tuple[np.ndarray, np.ndarray, int]:

@@ -20,10 +20,9 @@ without building it.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
-import pandas as pd
 
 from anonratio.instances.errors import UnsupportedInstanceError
 from anonratio.instances.kanonymity.metrics import star_nodes
@@ -31,6 +30,12 @@ from anonratio.instances.kanonymity.recoding import Recoding, hierarchy_domain
 from anonratio.instances.privacy import KAnonymity, PrivacyModel, TCloseness
 from anonratio.instances.table import Hierarchy, Table
 from anonratio.instances.validation import check_choice, check_instance
+from anonratio.solvers.kanonymity.frequency_keys import (
+    distinct_rows,
+    factorize,
+    k_suppressed,
+    mixed_key,
+)
 
 __all__ = [
     "Lattice",
@@ -202,9 +207,7 @@ class Lattice:
             self.prior = np.bincount(table.sensitive, minlength=self.n_sensitive) / self.n
         else:
             self.n_sensitive, self.prior = 0, None
-        rows, inverse, counts = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
-        self.base_counts = counts
-        self._inverse = inverse.reshape(-1)  # record -> its distinct row
+        rows, self._inverse, self.base_counts = distinct_rows(codes)  # _inverse: record -> row
         # groups[j][t]: value code -> group id at level t;  n_groups[j][t]: their number
         self.groups = [h.groups.T.astype(np.int64) for h in self.hierarchies]
         self.n_groups = [g.max(axis=1) + 1 for g in self.groups]
@@ -261,10 +264,10 @@ class Lattice:
             cols = [c[rep] for c in cols]
             sens = sens[rep] if sens is not None else None
         radix = [self._radix[a][t] for a, t in zip(attrs, levels, strict=True)]
-        qcode, n_classes = _factorize(_mixed_key(cols, radix, len(weights)), radix=radix)
+        qcode, n_classes = factorize(mixed_key(cols, radix, len(weights))[0], span=math.prod(radix))
         row_class = None
         if sens is not None:
-            codes, uniq = _factorize(qcode * self.n_sensitive + sens, uniques=True)
+            codes, uniq = factorize(qcode * self.n_sensitive + sens, uniques=True)
             row_class = uniq // self.n_sensitive
         else:
             codes = qcode
@@ -323,6 +326,41 @@ class Lattice:
             counts = fs.counts
             return int(counts[counts < self._k_only].sum()) <= self.max_sup
         return int(fs.counts[self.failing_rows(fs)].sum()) <= self.max_sup
+
+    def check(
+        self,
+        attrs: Sequence[int],
+        levels: Sequence[int] | np.ndarray,
+        source: FrequencySet | None = None,
+        keep: Callable[[bool, int], bool] | bool = True,
+    ) -> tuple[bool, FrequencySet | None]:
+        """:meth:`satisfies` of the frequency set of ``attrs`` at ``levels`` (rolled up as
+        :meth:`frequency_set` does), and that set when ``keep`` (or ``keep(satisfies, rows)``)
+        is true, else ``None``.
+
+        Under ``k``-anonymity alone the classes' sizes are counted over the keys of the rows
+        without building the set unless it is kept.
+        """
+        if self._k_only is None:
+            fs = self.frequency_set(attrs, levels, source)
+            ok = self.satisfies(fs)
+            return ok, fs if (keep(ok, len(fs.counts)) if callable(keep) else keep) else None
+        self.checks += 1
+        attrs, levels = tuple(int(a) for a in attrs), tuple(int(t) for t in levels)
+        cols = [self._base_cols[a][t] for a, t in zip(attrs, levels, strict=True)]
+        rep, weights = (None, self.base_counts) if source is None else (source.rep, source.counts)
+        if rep is not None:
+            cols = [c[rep] for c in cols]
+        radix = [self._radix[a][t] for a, t in zip(attrs, levels, strict=True)]
+        key, bound = mixed_key(cols, radix, len(weights))
+        max_sup = self.max_sup
+        rule = (lambda small, rows: keep(small <= max_sup, rows)) if callable(keep) else keep
+        small, codes, counts = k_suppressed(key, bound, weights, self._k_only, rule)
+        if codes is None or counts is None:
+            return small <= max_sup, None
+        first = np.empty(len(counts), dtype=np.int64)  # a base row of each new row
+        first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1) if rep is None else rep[::-1]
+        return small <= max_sup, FrequencySet(attrs, levels, counts, first, None, len(counts), self)
 
     # -- nodes ------------------------------------------------------------------------------
     def all_nodes(self) -> np.ndarray:
@@ -427,67 +465,6 @@ class Lattice:
                 span = d.span[offsets[t] + fs.column(j)[failing]]
                 extra += w[j] * float(cnt @ (1 - span)) / (n * w.sum())
         return base + extra
-
-
-def _mixed_key(cols: list[np.ndarray], radix: list[int], n_rows: int) -> np.ndarray:
-    """One int64 key per row that is equal exactly when the rows of ``cols`` are (mixed radix,
-    compressed by factorizing whenever the next digit could overflow)."""
-    if not cols:
-        return np.zeros(n_rows, dtype=np.int64)
-    key = np.array(cols[0], dtype=np.int64)  # a copy: updated in place below
-    bound = radix[0]
-    for c, r in zip(cols[1:], radix[1:], strict=True):
-        if bound * r >= 2**62:
-            key, bound = _factorize(key)
-        key *= r
-        key += c
-        bound *= r
-    return key
-
-
-def _factorize(key: np.ndarray, uniques: bool = False, radix: Sequence[int] | None = None):
-    """``(codes, number of distinct keys)``, or ``(codes, distinct keys)`` with ``uniques``.
-
-    Keys below a small ``prod(radix)`` are counted by ``np.bincount``; others are hashed.
-    """
-    span = math.prod(radix) if radix is not None else np.inf
-    if not uniques and span <= 4 * len(key) + 4096:
-        present = np.bincount(key, minlength=int(span)) > 0
-        rank = np.cumsum(present) - 1
-        return rank[key], int(present.sum())
-    codes, uniq = pd.factorize(key, sort=False)
-    codes = codes.astype(np.int64, copy=False)
-    return (codes, np.asarray(uniq, dtype=np.int64)) if uniques else (codes, len(uniq))
-
-
-class SourceCache:
-    """Frequency sets of nodes already computed, to roll new ones up from the smallest below.
-
-    Holds at most ``capacity`` sets (the largest are dropped first).
-    """
-
-    def __init__(self, width: int, capacity: int = 512) -> None:
-        self.nodes = np.zeros((capacity + 1, width), dtype=np.int8)
-        self.sets: list[FrequencySet] = []
-        self.capacity = capacity
-
-    def add(self, node: Sequence[int], fs: FrequencySet) -> None:
-        self.nodes[len(self.sets)] = np.asarray(node, dtype=np.int8)
-        self.sets.append(fs)
-        if len(self.sets) > self.capacity:
-            drop = int(np.argmax([len(f.counts) for f in self.sets]))
-            self.nodes[drop : self.capacity] = self.nodes[drop + 1 : self.capacity + 1]
-            del self.sets[drop]
-
-    def below(self, node: Sequence[int]) -> FrequencySet | None:
-        """The cached set with the fewest rows among the nodes at or below ``node``."""
-        if not self.sets:
-            return None
-        held = self.nodes[: len(self.sets)]
-        ok = np.flatnonzero(np.all(held <= np.asarray(node, dtype=np.int8), axis=1))
-        if ok.size == 0:
-            return None
-        return self.sets[int(min(ok, key=lambda i: len(self.sets[i].counts)))]
 
 
 def node_label(lattice: Lattice, levels: Sequence[int] | np.ndarray) -> dict[str, int]:

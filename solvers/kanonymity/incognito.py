@@ -28,7 +28,8 @@ import numpy as np
 
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.privacy import PrivacyModel
-from anonratio.solvers.kanonymity.full_domain import Lattice, SourceCache
+from anonratio.solvers.kanonymity.frequency_keys import SourceCache
+from anonratio.solvers.kanonymity.full_domain import Lattice
 from anonratio.solvers.kanonymity.lattice_search import (
     best_node,
     full_domain_solution,
@@ -71,6 +72,11 @@ def _compose(
     return nodes[keep]
 
 
+def _failing(ok: bool, rows: int) -> bool:
+    """Keep the frequency set of a failing node only."""
+    return not ok
+
+
 def _search_subset(lattice: Lattice, attrs: tuple[int, ...], nodes: np.ndarray) -> np.ndarray:
     """Bottom-up breadth-first search of one subset lattice: which candidates satisfy."""
     height = nodes.sum(axis=1)
@@ -81,9 +87,11 @@ def _search_subset(lattice: Lattice, attrs: tuple[int, ...], nodes: np.ndarray) 
     for i in np.argsort(height, kind="stable"):
         if state[i]:
             continue  # marked by a satisfying node below: not computed
-        fs = lattice.frequency_set(attrs, nodes[i], cache.below(nodes[i]))
-        cache.add(nodes[i], fs)
-        if lattice.satisfies(fs):
+        # a satisfying node's successors are marked, never computed: only failing sets serve
+        ok, fs = lattice.check(attrs, nodes[i], cache.below(nodes[i]), keep=_failing)
+        if fs is not None:
+            cache.add(nodes[i], fs)
+        if ok:
             state |= np.all(small >= small[i], axis=1)
     return state
 

@@ -24,7 +24,8 @@ import numpy as np
 
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.privacy import PrivacyModel
-from anonratio.solvers.kanonymity.full_domain import Lattice, SourceCache
+from anonratio.solvers.kanonymity.frequency_keys import SourceCache
+from anonratio.solvers.kanonymity.full_domain import Lattice
 from anonratio.solvers.kanonymity.lattice_search import (
     best_node,
     full_domain_solution,

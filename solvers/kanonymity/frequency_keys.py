@@ -1,0 +1,133 @@
+"""Integer keys of generalized tuples, and the frequency-set cache of the lattice searches.
+
+A tuple of group ids is keyed by one ``int64`` in mixed radix (:func:`mixed_key`); counting the
+keys is a ``np.bincount`` while their span is small and a hash table otherwise
+(:func:`factorize`). :func:`distinct_rows` gives the distinct rows of a code matrix in
+lexicographic order, as ``np.unique(axis=0)`` does, from such keys. :func:`k_suppressed` is the
+check of ``k``-anonymity alone on the rows of a frequency set: the tuples in classes of fewer
+than ``k``, counted without building the set unless it is kept.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["mixed_key", "factorize", "distinct_rows", "k_suppressed", "SourceCache"]
+
+#: keys below ``DENSE * rows + DENSE_MIN`` are counted by ``np.bincount``, others hashed
+DENSE, DENSE_MIN = 4, 4096
+
+
+def mixed_key(cols: list[np.ndarray], radix: list[int], n_rows: int) -> tuple[np.ndarray, int]:
+    """One int64 key per row, equal exactly when the rows of ``cols`` are, and a bound on the
+    keys (mixed radix: ``cols[0]`` most significant, so the keys sort as the rows do; compressed
+    by factorizing whenever the next digit could overflow, which keeps the equality only)."""
+    if not cols:
+        return np.zeros(n_rows, dtype=np.int64), 1
+    key = np.array(cols[0], dtype=np.int64)  # a copy: updated in place below
+    bound = radix[0]
+    for c, r in zip(cols[1:], radix[1:], strict=True):
+        if bound * r >= 2**62:
+            key, bound = factorize(key)
+        key *= r
+        key += c
+        bound *= r
+    return key, bound
+
+
+def factorize(key: np.ndarray, uniques: bool = False, span: int | None = None):
+    """``(codes, number of distinct keys)``, or ``(codes, distinct keys)`` with ``uniques``.
+
+    Keys below a small ``span`` are counted by ``np.bincount`` (codes in increasing key order);
+    others are hashed (codes in order of first appearance).
+    """
+    if not uniques and span is not None and span <= DENSE * len(key) + DENSE_MIN:
+        present = np.bincount(key, minlength=span) > 0
+        rank = np.cumsum(present) - 1
+        return rank[key], int(present.sum())
+    codes, uniq = pd.factorize(key, sort=False)
+    codes = codes.astype(np.int64, copy=False)
+    return (codes, np.asarray(uniq, dtype=np.int64)) if uniques else (codes, len(uniq))
+
+
+def distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.unique(codes, axis=0, return_inverse=True, return_counts=True)`` for a matrix of
+    non-negative integers: the same rows in the same (lexicographic) order, sorted as one int64
+    key per row when the radix product fits (else by ``np.unique`` itself)."""
+    n, m = codes.shape
+    radix = [int(c.max()) + 1 if n else 1 for c in codes.T]
+    if m == 0 or math.prod(radix) >= 2**62:
+        rows, inverse, counts = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
+        return rows, inverse.reshape(-1), counts
+    key, _ = mixed_key(list(codes.T), radix, n)
+    _, first, inverse, counts = np.unique(
+        key, return_index=True, return_inverse=True, return_counts=True
+    )
+    return codes[first], inverse.reshape(-1), counts
+
+
+def k_suppressed(
+    key: np.ndarray,
+    bound: int,
+    weights: np.ndarray,
+    k: int,
+    keep: Callable[[int, int], bool] | bool,
+) -> tuple[int, np.ndarray | None, np.ndarray | None]:
+    """The tuples in classes of fewer than ``k`` among rows keyed ``key < bound`` weighing
+    ``weights``; when ``keep`` (or ``keep(those tuples, number of classes)``) is true, also
+    each row's class (``0 ..``) and the class counts, else ``None`` twice.
+
+    One ``np.bincount`` over the key span when it is small (the classes are then numbered only
+    when kept), else a hash of the keys.
+    """
+    if bound <= DENSE * len(key) + DENSE_MIN:
+        full = np.bincount(key, weights=weights, minlength=bound)
+        small = int(full[full < k].sum())
+        if not (keep(small, int(np.count_nonzero(full))) if callable(keep) else keep):
+            return small, None, None
+        present = full > 0
+        return small, (np.cumsum(present) - 1)[key], full[present].astype(np.int64)
+    codes, uniq = pd.factorize(key, sort=False)
+    counts = np.bincount(codes, weights=weights, minlength=len(uniq))
+    small = int(counts[counts < k].sum())
+    if not (keep(small, len(uniq)) if callable(keep) else keep):
+        return small, None, None
+    return small, codes.astype(np.int64, copy=False), counts.astype(np.int64)
+
+
+class SourceCache:
+    """Frequency sets of nodes already computed, to roll new ones up from the smallest below.
+
+    Holds at most ``capacity`` sets (the largest are dropped first).
+    """
+
+    def __init__(self, width: int, capacity: int = 512) -> None:
+        self.nodes = np.zeros((capacity + 1, width), dtype=np.int8)
+        self.sizes = np.zeros(capacity + 1, dtype=np.int64)
+        self.sets: list = []
+        self.capacity = capacity
+
+    def add(self, node: Sequence[int], fs) -> None:
+        i = len(self.sets)
+        self.nodes[i], self.sizes[i] = np.asarray(node, dtype=np.int8), len(fs.counts)
+        self.sets.append(fs)
+        if len(self.sets) > self.capacity:
+            drop = int(np.argmax(self.sizes[: len(self.sets)]))
+            self.nodes[drop : self.capacity] = self.nodes[drop + 1 : self.capacity + 1]
+            self.sizes[drop : self.capacity] = self.sizes[drop + 1 : self.capacity + 1]
+            del self.sets[drop]
+
+    def below(self, node: Sequence[int]):
+        """The cached set with the fewest rows among the nodes at or below ``node`` (the first
+        held of them on a tie)."""
+        if not self.sets:
+            return None
+        held = len(self.sets)
+        ok = np.all(self.nodes[:held] <= np.asarray(node, dtype=np.int8), axis=1)
+        if not ok.any():
+            return None
+        return self.sets[int(np.argmin(np.where(ok, self.sizes[:held], np.iinfo(np.int64).max)))]

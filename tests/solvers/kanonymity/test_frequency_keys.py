@@ -1,0 +1,110 @@
+"""The integer keys of the lattice searches: the distinct rows as ``np.unique(axis=0)`` gives
+them, and a node checked by counting keys (:meth:`Lattice.check`) answers as its frequency set
+does, keeping the same set when asked."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from anonratio.instances import KAnonymityInstance, Table
+from anonratio.instances.kanonymity import random_table
+from anonratio.instances.privacy import DistinctLDiversity, KAnonymity
+from anonratio.solvers.kanonymity import frequency_keys
+from anonratio.solvers.kanonymity.frequency_keys import distinct_rows, k_suppressed, mixed_key
+from anonratio.solvers.kanonymity.full_domain import Lattice
+
+SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
+
+
+@SETTINGS
+@given(st.integers(0, 10_000), st.integers(1, 80), st.integers(1, 5), st.integers(1, 40))
+def test_distinct_rows_are_those_of_np_unique_in_the_same_order(seed, n, m, high):
+    codes = np.random.default_rng(seed).integers(0, high, (n, m))
+    rows, inverse, counts = distinct_rows(codes)
+    want = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(rows, want[0])
+    np.testing.assert_array_equal(inverse, want[1].reshape(-1))
+    np.testing.assert_array_equal(counts, want[2])
+
+
+def test_distinct_rows_of_huge_codes_fall_back_to_np_unique():
+    codes = np.array([[2**40, 3, 2**30], [1, 2**40, 5], [2**40, 3, 2**30]], dtype=np.int64)
+    rows, inverse, counts = distinct_rows(codes)
+    np.testing.assert_array_equal(rows, [[1, 2**40, 5], [2**40, 3, 2**30]])
+    np.testing.assert_array_equal(inverse, [1, 0, 1])
+    np.testing.assert_array_equal(counts, [1, 2])
+
+
+@pytest.mark.parametrize("dense", [True, False])
+def test_k_suppressed_counts_the_tuples_of_small_classes_by_bincount_and_by_hash(
+    monkeypatch, dense
+):
+    if not dense:  # every key span counts as large: the hash path
+        monkeypatch.setattr(frequency_keys, "DENSE_MIN", -(10**9))
+    key, bound = mixed_key([np.array([0, 1, 0, 2, 2]), np.array([1, 1, 1, 0, 0])], [3, 2], 5)
+    weights = np.array([1.0, 4.0, 1.0, 2.0, 1.0])  # classes (0,1): 2, (1,1): 4, (2,0): 3
+    small, codes, counts = k_suppressed(key, bound, weights, 3, keep=False)
+    assert small == 2 and codes is None and counts is None
+    small, codes, counts = k_suppressed(key, bound, weights, 3, keep=lambda s, rows: rows == 3)
+    assert small == 2
+    assert codes[0] == codes[2] and codes[3] == codes[4] and len(set(codes.tolist())) == 3
+    np.testing.assert_array_equal(counts[codes], [2, 4, 2, 3, 3])
+    assert k_suppressed(key, bound, weights, 5, keep=lambda s, rows: s < 9)[1:] == (None, None)
+
+
+def _lattice(seed, n, m, sensitive, max_sup):
+    table = random_table(n, m, cardinality=(2, 7), levels=(1, 3), seed=seed)
+    models = [KAnonymity(3)]
+    if sensitive:
+        s = np.random.default_rng(seed).integers(0, 3, n)
+        table = Table(
+            table.codes, table.attributes, table.values, table.hierarchies, None, s, "s", "xyz"
+        )
+        models.append(DistinctLDiversity(2))
+    inst = KAnonymityInstance(table, 3, "generalization", True)
+    return Lattice(table, inst.hierarchies, tuple(models), max_sup)
+
+
+def _content(fs):
+    """The set as sorted (tuple, count) pairs."""
+    return sorted(zip(map(tuple, fs.tuples.tolist()), fs.counts.tolist(), strict=True))
+
+
+def _recorder(seen):
+    """A ``keep`` rule that records its arguments and keeps the satisfying sets."""
+
+    def keep(ok, rows):
+        seen.append((ok, rows))
+        return ok
+
+    return keep
+
+
+@SETTINGS
+@given(
+    st.integers(0, 10_000),
+    st.integers(5, 60),
+    st.integers(1, 4),
+    st.booleans(),
+    st.integers(0, 6),
+    st.data(),
+)
+def test_a_check_answers_as_the_frequency_set_and_keeps_the_same_set(
+    seed, n, m, sensitive, max_sup, data
+):
+    lattice = _lattice(seed, n, m, sensitive, max_sup)
+    nodes = lattice.all_nodes()
+    low = nodes[data.draw(st.integers(0, len(nodes) - 1))]
+    high = np.maximum(low, nodes[data.draw(st.integers(0, len(nodes) - 1))])
+    attrs = sorted(data.draw(st.sets(st.integers(0, m - 1), min_size=1)))
+    want = lattice.frequency_set(attrs, high[attrs])
+    for source in (None, lattice.frequency_set(range(m), low)):
+        ok, fs = lattice.check(attrs, high[attrs], source)
+        assert ok == lattice.satisfies(want)
+        np.testing.assert_array_equal(np.sort(fs.counts), np.sort(want.counts))
+        assert _content(fs) == _content(want)
+        assert lattice.check(attrs, high[attrs], source, keep=False) == (ok, None)
+        seen: list[tuple[bool, int]] = []
+        ok2, kept = lattice.check(attrs, high[attrs], source, keep=_recorder(seen))
+        assert seen == [(ok, len(want.counts))] and ok2 == ok and (kept is not None) == ok
