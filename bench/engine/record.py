@@ -85,6 +85,7 @@ EXTRA_COLUMNS = [
     "time_limit",
     "memory_limit_mb",
     "objective",
+    "cpu_s",
     "known_optimum",
     "run_lower_bound",
     "run_lower_bound_source",
@@ -168,6 +169,9 @@ class RunRecord:
     #: the sweep's memory limit per worker (MB), empty when there was none
     memory_limit_mb: float = _NAN
     objective: float = _NAN
+    #: CPU seconds of the process that ran it (all its threads), over the same span as ``time_s``:
+    #: what a loaded machine does not inflate
+    cpu_s: float = _NAN
     known_optimum: float = _NAN
     run_lower_bound: float = 0.0
     run_lower_bound_source: str = "none"

@@ -82,7 +82,7 @@ def _start_run(record: RunRecord, algorithm: str, seed: int | None, time_limit: 
     record.seed = None if seed is None else int(seed)
     record.time_limit = float(time_limit)
     record.status, record.verified, record.info = "error", False, "{}"
-    for name in ("cost", "objective", "guarantee", "bound", "gap", "time_s", "peak_mb"):
+    for name in ("cost", "objective", "guarantee", "bound", "gap", "time_s", "cpu_s", "peak_mb"):
         setattr(record, name, math.nan)
 
 
@@ -107,14 +107,16 @@ def _lookup(record: RunRecord, algorithm: str, instance: Any, options: Any) -> A
 def _execute(
     record: RunRecord, alg: Algorithm, instance: Any, seed: int | None, time_limit: float
 ) -> Solution | None:
-    """Run the algorithm, timing it and measuring its memory; None when it failed."""
+    """Run the algorithm, timing it (wall and this process's CPU) and measuring its memory; None
+    when it failed."""
     try:
         with PeakMemory() as mem:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             try:
                 solution = alg.run(instance, seed=seed, time_limit=time_limit)
             finally:
                 record.time_s = time.perf_counter() - t0
+                record.cpu_s = time.process_time() - c0
         record.peak_mb = mem.peak_mb
     except MemoryError as exc:
         record.status, record.error = "memory_limit", f"MemoryError: {exc}"

@@ -129,7 +129,7 @@ def _zombie(pid):
 
 def _comparable(df):
     """The table without what differs between two runs of the same sweep (timings)."""
-    out = df.drop(columns=["time_s", "peak_mb", "bound_time_s"]).copy()
+    out = df.drop(columns=["time_s", "cpu_s", "peak_mb", "bound_time_s"]).copy()
 
     def info(text):
         data = json.loads(text) if isinstance(text, str) else {}
