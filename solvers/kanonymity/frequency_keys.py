@@ -16,10 +16,23 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["mixed_key", "factorize", "distinct_rows", "k_suppressed", "SourceCache"]
+__all__ = [
+    "mixed_key",
+    "factorize",
+    "distinct_rows",
+    "k_suppressed",
+    "BlockKeys",
+    "SourceCache",
+]
 
 #: keys below ``DENSE * rows + DENSE_MIN`` are counted by ``np.bincount``, others hashed
 DENSE, DENSE_MIN = 4, 4096
+
+#: level combinations a block of :class:`BlockKeys` spans at most
+BLOCK_COMBOS = 64
+
+#: bytes of block keys :class:`BlockKeys` holds at most
+BLOCK_BYTES = 32 * 2**20
 
 
 def mixed_key(cols: list[np.ndarray], radix: list[int], n_rows: int) -> tuple[np.ndarray, int]:
@@ -78,10 +91,10 @@ def k_suppressed(
     keep: Callable[[int, int], bool] | bool,
 ) -> tuple[int, np.ndarray | None, np.ndarray | None]:
     """The tuples in classes of fewer than ``k`` among rows keyed ``key < bound`` weighing
-    ``weights``; when ``keep`` (or ``keep(those tuples, number of classes)``) is true, also
-    each row's class (``0 ..``) and the class counts, else ``None`` twice.
+    ``weights``; when ``keep`` (or ``keep(those tuples, number of classes)``) is true, also the
+    first row of each class and the class counts, else ``None`` twice.
 
-    One ``np.bincount`` over the key span when it is small (the classes are then numbered only
+    One ``np.bincount`` over the key span when it is small (the classes are then listed only
     when kept), else a hash of the keys.
     """
     if bound <= DENSE * len(key) + DENSE_MIN:
@@ -89,14 +102,70 @@ def k_suppressed(
         small = int(full[full < k].sum())
         if not (keep(small, int(np.count_nonzero(full))) if callable(keep) else keep):
             return small, None, None
-        present = full > 0
-        return small, (np.cumsum(present) - 1)[key], full[present].astype(np.int64)
+        classes = np.flatnonzero(full)
+        first = np.empty(bound, dtype=np.int64)
+        first[key[::-1]] = np.arange(len(key) - 1, -1, -1)
+        return small, first[classes], full[classes].astype(np.int64)
     codes, uniq = pd.factorize(key, sort=False)
     counts = np.bincount(codes, weights=weights, minlength=len(uniq))
     small = int(counts[counts < k].sum())
     if not (keep(small, len(uniq)) if callable(keep) else keep):
         return small, None, None
-    return small, codes.astype(np.int64, copy=False), counts.astype(np.int64)
+    first = np.empty(len(uniq), dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(key) - 1, -1, -1)
+    return small, first, counts.astype(np.int64)
+
+
+class BlockKeys:
+    """The mixed-radix keys of the base rows over blocks of consecutive attributes, held per
+    block and levels: a node's key is then combined from a few block keys instead of one column
+    per attribute, the same key (mixed radix is associative).
+
+    Parameters
+    ----------
+    cols : list of list of numpy.ndarray
+        ``cols[j][t]``: the base rows' group ids of attribute ``j`` at level ``t``.
+    radix : list of list of int
+        ``radix[j][t]``: the number of groups of attribute ``j`` at level ``t``.
+
+    Notes
+    -----
+    A block spans at most :data:`BLOCK_COMBOS` level combinations and a radix product below
+    ``2**62``; at most :data:`BLOCK_BYTES` of keys are held (the others are computed on each
+    call).
+    """
+
+    def __init__(self, cols: list[list[np.ndarray]], radix: list[list[int]]) -> None:
+        self.cols, self.radix = cols, radix
+        self.blocks: list[tuple[int, int]] = []
+        start = 0
+        for j in range(1, len(cols) + 1):
+            span = math.prod(len(c) for c in cols[start : j + 1])
+            wide = math.prod(r[0] for r in radix[start : j + 1])
+            if j == len(cols) or span > BLOCK_COMBOS or wide >= 2**62:
+                self.blocks.append((start, j))
+                start = j
+        self.held: dict[tuple[int, tuple[int, ...]], tuple[np.ndarray, int]] = {}
+        self.room = BLOCK_BYTES
+
+    def columns(self, levels: tuple[int, ...]) -> tuple[list[np.ndarray], list[int]]:
+        """The block keys of the base rows at ``levels`` (one level per attribute), and their
+        bounds: :func:`mixed_key` of them is that of the attributes' columns."""
+        cols, radix = [], []
+        for a, b in self.blocks:
+            got = self.held.get((a, levels[a:b]))
+            if got is None:
+                got = mixed_key(
+                    [self.cols[j][levels[j]] for j in range(a, b)],
+                    [self.radix[j][levels[j]] for j in range(a, b)],
+                    len(self.cols[a][0]),
+                )
+                if got[0].nbytes <= self.room:
+                    self.held[(a, levels[a:b])] = got
+                    self.room -= got[0].nbytes
+            cols.append(got[0])
+            radix.append(got[1])
+        return cols, radix
 
 
 class SourceCache:

@@ -31,6 +31,7 @@ from anonratio.instances.privacy import KAnonymity, PrivacyModel, TCloseness
 from anonratio.instances.table import Hierarchy, Table
 from anonratio.instances.validation import check_choice, check_instance
 from anonratio.solvers.kanonymity.frequency_keys import (
+    BlockKeys,
     distinct_rows,
     factorize,
     k_suppressed,
@@ -218,6 +219,7 @@ class Lattice:
             [g[t][rows[:, j]] for t in range(len(g))] for j, g in enumerate(self.groups)
         ]
         self._base_sensitive = rows[:, -1] if self.sensitive else None
+        self._blocks = BlockKeys(self._base_cols, self._radix)  # the keys of check()
         self.checks = 0  # frequency sets evaluated against the models
         self._value_counts = [
             np.bincount(table.codes[:, j], minlength=h.n_values)
@@ -347,19 +349,21 @@ class Lattice:
             return ok, fs if (keep(ok, len(fs.counts)) if callable(keep) else keep) else None
         self.checks += 1
         attrs, levels = tuple(int(a) for a in attrs), tuple(int(t) for t in levels)
-        cols = [self._base_cols[a][t] for a, t in zip(attrs, levels, strict=True)]
+        if attrs == tuple(range(self.m)):
+            cols, radix = self._blocks.columns(levels)
+        else:
+            cols = [self._base_cols[a][t] for a, t in zip(attrs, levels, strict=True)]
+            radix = [self._radix[a][t] for a, t in zip(attrs, levels, strict=True)]
         rep, weights = (None, self.base_counts) if source is None else (source.rep, source.counts)
         if rep is not None:
             cols = [c[rep] for c in cols]
-        radix = [self._radix[a][t] for a, t in zip(attrs, levels, strict=True)]
         key, bound = mixed_key(cols, radix, len(weights))
         max_sup = self.max_sup
         rule = (lambda small, rows: keep(small <= max_sup, rows)) if callable(keep) else keep
-        small, codes, counts = k_suppressed(key, bound, weights, self._k_only, rule)
-        if codes is None or counts is None:
+        small, first, counts = k_suppressed(key, bound, weights, self._k_only, rule)
+        if first is None or counts is None:
             return small <= max_sup, None
-        first = np.empty(len(counts), dtype=np.int64)  # a base row of each new row
-        first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1) if rep is None else rep[::-1]
+        first = first if rep is None else rep[first]  # a base row of each new row
         return small <= max_sup, FrequencySet(attrs, levels, counts, first, None, len(counts), self)
 
     # -- nodes ------------------------------------------------------------------------------
