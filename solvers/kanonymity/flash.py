@@ -98,19 +98,18 @@ class FlashHistory:
     """
 
     def __init__(self, width: int, capacity: int = HISTORY_SIZE) -> None:
-        self.nodes = np.zeros((capacity, width), dtype=np.int64)
-        self.sizes = np.full(capacity, np.iinfo(np.int64).max, dtype=np.int64)
+        self.nodes = np.zeros((capacity, width), dtype=np.int8)  # levels < 128
+        self.sizes = np.full(capacity, np.iinfo(np.int64).max, dtype=np.int64)  # empty: max
         self.used = np.zeros(capacity, dtype=np.int64)  # last use, for LRU eviction
         self.sets: list[FrequencySet | None] = [None] * capacity
-        self.filled = np.zeros(capacity, dtype=bool)
         self.clock = 0
 
     def below(self, node: np.ndarray) -> FrequencySet | None:
         """The held set with the fewest rows among the nodes at or below ``node``."""
-        held = np.all(self.nodes <= node, axis=1) & self.filled
-        if not held.any():
+        sizes = np.where((self.nodes <= node).all(axis=1), self.sizes, np.iinfo(np.int64).max)
+        i = int(sizes.argmin())
+        if self.sets[i] is None or sizes[i] == np.iinfo(np.int64).max:
             return None
-        i = int(np.argmin(np.where(held, self.sizes, np.iinfo(np.int64).max)))
         self.clock += 1
         self.used[i] = self.clock
         return self.sets[i]
@@ -120,7 +119,7 @@ class FlashHistory:
         i = int(np.argmin(self.used))
         self.clock += 1
         self.nodes[i], self.sizes[i], self.used[i] = node, len(fs.counts), self.clock
-        self.sets[i], self.filled[i] = fs, True
+        self.sets[i] = fs
 
 
 class _Flash:
@@ -164,7 +163,7 @@ class _Flash:
         rows = self.u if source is None else len(source.counts)
         # a failing set is kept when it shrinks enough (else its source serves as well)
         ok, fs = self.lattice.check(
-            range(self.lattice.m), node, source, keep=lambda ok, n: not ok and n <= SHRINK * rows
+            range(self.lattice.m), node, source, keep=lambda ok: -1.0 if ok else SHRINK * rows
         )
         self.checked += 1
         if ok:

@@ -88,11 +88,11 @@ def k_suppressed(
     bound: int,
     weights: np.ndarray,
     k: int,
-    keep: Callable[[int, int], bool] | bool,
+    keep: Callable[[int], float] | bool,
 ) -> tuple[int, np.ndarray | None, np.ndarray | None]:
     """The tuples in classes of fewer than ``k`` among rows keyed ``key < bound`` weighing
-    ``weights``; when ``keep`` (or ``keep(those tuples, number of classes)``) is true, also the
-    first row of each class and the class counts, else ``None`` twice.
+    ``weights``; and when ``keep`` is true, or ``keep(those tuples)`` is at least the number of
+    classes, the first row of each class and the class counts, else ``None`` twice.
 
     One ``np.bincount`` over the key span when it is small (the classes are then listed only
     when kept), else a hash of the keys.
@@ -100,16 +100,19 @@ def k_suppressed(
     if bound <= DENSE * len(key) + DENSE_MIN:
         full = np.bincount(key, weights=weights, minlength=bound)
         small = int(full[full < k].sum())
-        if not (keep(small, int(np.count_nonzero(full))) if callable(keep) else keep):
+        limit = keep(small) if callable(keep) else (np.inf if keep else -1)
+        if limit < 0:
             return small, None, None
-        classes = np.flatnonzero(full)
+        classes = np.flatnonzero(full > 0)  # faster than on the float counts
+        if len(classes) > limit:
+            return small, None, None
         first = np.empty(bound, dtype=np.int64)
         first[key[::-1]] = np.arange(len(key) - 1, -1, -1)
         return small, first[classes], full[classes].astype(np.int64)
     codes, uniq = pd.factorize(key, sort=False)
     counts = np.bincount(codes, weights=weights, minlength=len(uniq))
     small = int(counts[counts < k].sum())
-    if not (keep(small, len(uniq)) if callable(keep) else keep):
+    if len(uniq) > (keep(small) if callable(keep) else (np.inf if keep else -1)):
         return small, None, None
     first = np.empty(len(uniq), dtype=np.int64)
     first[codes[::-1]] = np.arange(len(key) - 1, -1, -1)

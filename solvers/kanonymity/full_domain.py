@@ -334,11 +334,11 @@ class Lattice:
         attrs: Sequence[int],
         levels: Sequence[int] | np.ndarray,
         source: FrequencySet | None = None,
-        keep: Callable[[bool, int], bool] | bool = True,
+        keep: Callable[[bool], float] | bool = True,
     ) -> tuple[bool, FrequencySet | None]:
         """:meth:`satisfies` of the frequency set of ``attrs`` at ``levels`` (rolled up as
-        :meth:`frequency_set` does), and that set when ``keep`` (or ``keep(satisfies, rows)``)
-        is true, else ``None``.
+        :meth:`frequency_set` does), and that set when ``keep`` is true or when it has at most
+        ``keep(satisfies)`` rows, else ``None``.
 
         Under ``k``-anonymity alone the classes' sizes are counted over the keys of the rows
         without building the set unless it is kept.
@@ -346,7 +346,8 @@ class Lattice:
         if self._k_only is None:
             fs = self.frequency_set(attrs, levels, source)
             ok = self.satisfies(fs)
-            return ok, fs if (keep(ok, len(fs.counts)) if callable(keep) else keep) else None
+            kept = len(fs.counts) <= keep(ok) if callable(keep) else keep
+            return ok, fs if kept else None
         self.checks += 1
         attrs, levels = tuple(int(a) for a in attrs), tuple(int(t) for t in levels)
         if attrs == tuple(range(self.m)):
@@ -359,7 +360,7 @@ class Lattice:
             cols = [c[rep] for c in cols]
         key, bound = mixed_key(cols, radix, len(weights))
         max_sup = self.max_sup
-        rule = (lambda small, rows: keep(small <= max_sup, rows)) if callable(keep) else keep
+        rule = (lambda small: keep(small <= max_sup)) if callable(keep) else keep
         small, first, counts = k_suppressed(key, bound, weights, self._k_only, rule)
         if first is None or counts is None:
             return small <= max_sup, None

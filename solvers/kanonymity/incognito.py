@@ -21,6 +21,7 @@ the same node, and the tests compare them.
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from collections.abc import Sequence
 
@@ -72,9 +73,9 @@ def _compose(
     return nodes[keep]
 
 
-def _failing(ok: bool, rows: int) -> bool:
-    """Keep the frequency set of a failing node only."""
-    return not ok
+def _failing(ok: bool) -> float:
+    """Keep the frequency set of a failing node only (of any size)."""
+    return -1.0 if ok else math.inf
 
 
 def _search_subset(lattice: Lattice, attrs: tuple[int, ...], nodes: np.ndarray) -> np.ndarray:

@@ -46,11 +46,13 @@ def test_k_suppressed_counts_the_tuples_of_small_classes_by_bincount_and_by_hash
     weights = np.array([1.0, 4.0, 1.0, 2.0, 1.0])  # classes (0,1): 2, (1,1): 4, (2,0): 3
     small, first, counts = k_suppressed(key, bound, weights, 3, keep=False)
     assert small == 2 and first is None and counts is None
-    small, first, counts = k_suppressed(key, bound, weights, 3, keep=lambda s, rows: rows == 3)
+    small, first, counts = k_suppressed(key, bound, weights, 3, keep=lambda s: 3 if s == 2 else -1)
     assert small == 2
     # the first row of each class, with the class's count
     assert sorted(zip(first.tolist(), counts.tolist(), strict=True)) == [(0, 2), (1, 4), (3, 3)]
-    assert k_suppressed(key, bound, weights, 5, keep=lambda s, rows: s < 9)[1:] == (None, None)
+    dropped = k_suppressed(key, bound, weights, 5, keep=lambda s: -1 if s == 9 else 3)
+    assert dropped[1:] == (None, None)  # all 9 tuples in small classes: the rule says drop
+    assert k_suppressed(key, bound, weights, 3, keep=lambda s: 2)[1:] == (None, None)  # 3 rows
 
 
 def _lattice(seed, n, m, sensitive, max_sup):
@@ -71,12 +73,13 @@ def _content(fs):
     return sorted(zip(map(tuple, fs.tuples.tolist()), fs.counts.tolist(), strict=True))
 
 
-def _recorder(seen):
-    """A ``keep`` rule that records its arguments and keeps the satisfying sets."""
+def _recorder(seen, rows):
+    """A ``keep`` rule that records its argument and keeps the satisfying sets of at most
+    ``rows`` rows."""
 
-    def keep(ok, rows):
-        seen.append((ok, rows))
-        return ok
+    def keep(ok):
+        seen.append(ok)
+        return rows if ok else -1
 
     return keep
 
@@ -105,9 +108,11 @@ def test_a_check_answers_as_the_frequency_set_and_keeps_the_same_set(
         np.testing.assert_array_equal(np.sort(fs.counts), np.sort(want.counts))
         assert _content(fs) == _content(want)
         assert lattice.check(attrs, high[attrs], source, keep=False) == (ok, None)
-        seen: list[tuple[bool, int]] = []
-        ok2, kept = lattice.check(attrs, high[attrs], source, keep=_recorder(seen))
-        assert seen == [(ok, len(want.counts))] and ok2 == ok and (kept is not None) == ok
+        for rows in (len(want.counts), len(want.counts) - 1):
+            seen: list[bool] = []
+            ok2, kept = lattice.check(attrs, high[attrs], source, keep=_recorder(seen, rows))
+            assert seen == [ok] and ok2 == ok
+            assert (kept is not None) == (ok and rows == len(want.counts))
 
 
 @pytest.mark.parametrize("combos", [1, 4, 64])
