@@ -181,6 +181,7 @@ def test_recheck_proves_the_bound_again_from_its_prices(inst):
     kanonymity_dual_feasible(inst, again.prices, TOL)  # asserts
 
 
+@pytest.mark.slow  # the cut case: about 12 s to build
 def test_recheck_trusts_the_prices_not_the_claimed_value(cut_case):
     inst, found, fresh = cut_case  # the subset-row stage won: its cut prices are checked too
     inflated = replace(found, value=found.value + 10.0, prices=found.prices + 1.0)
@@ -190,8 +191,8 @@ def test_recheck_trusts_the_prices_not_the_claimed_value(cut_case):
     assert again.source == "subset-row" and again.value <= fresh.objective + TOL
 
 
-def test_recheck_refuses_a_bound_of_another_instance(cut_case):
-    inst = cut_case[0]
+def test_recheck_refuses_a_bound_of_another_instance():
+    inst, _ = generate("kanon-random", seed=1, n=40, k=2)  # the cut case's instance
     other, _ = generate("kanon-random", seed=2, n=30, k=2)
     with pytest.raises(ValueError, match="bound: prices for"):
         recheck(lp_bound(other, time_limit=10), BoxLattice(inst))
@@ -199,6 +200,7 @@ def test_recheck_refuses_a_bound_of_another_instance(cut_case):
         recheck(np.zeros(3), BoxLattice(inst))
 
 
+@pytest.mark.slow  # the cut case, then a proof of its optimum
 @pytest.mark.parametrize("solve", [solve_cpsat, solve_highs])
 def test_exact_solvers_start_from_a_given_bound(solve, cut_case, monkeypatch):
     monkeypatch.setattr(set_partitioning, "LATTICE_MIN_UNIQUE", 0)  # the lattice path

@@ -198,6 +198,7 @@ def test_both_exact_solvers_prove_the_optimum_from_the_cut_bound(monkeypatch):
         assert prob.solverModel.getOptionValue("presolve")[1] == "off"
 
 
+@pytest.mark.slow  # the cut case: about 12 s to build
 def test_proven_bound_is_the_loops_own_and_needs_its_time(cut_case):
     inst, found, _ = cut_case
     sr, lattice = found.subset_row, BoxLattice(inst)
