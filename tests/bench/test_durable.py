@@ -174,6 +174,7 @@ def test_sigkill_then_resume_gives_the_uninterrupted_table(tmp_path):
 # ---------------------------------------------------------------------------------------------
 # SIGINT / SIGTERM with output on a pipe
 # ---------------------------------------------------------------------------------------------
+@pytest.mark.slow  # a killed sweep in a subprocess
 @pytest.mark.parametrize(("sig", "group"), [(signal.SIGINT, True), (signal.SIGTERM, False)])
 def test_signal_stops_within_5_s_and_keeps_finished_runs(tmp_path, sig, group):
     out = tmp_path / "quick"
@@ -226,6 +227,7 @@ def test_progress_output_never_blocks_on_a_full_pipe():
 # ---------------------------------------------------------------------------------------------
 # the folder: one sweep at a time, checked before any work
 # ---------------------------------------------------------------------------------------------
+@pytest.mark.slow  # a killed sweep in a subprocess
 def test_a_second_sweep_on_the_same_folder_is_refused(tmp_path):
     out = tmp_path / "shared"
     tasks = _tasks(algorithms=("slow",), seeds=range(6))

@@ -23,6 +23,7 @@ def _rows(folder):
 # ---------------------------------------------------------------------------------------------
 # the search
 # ---------------------------------------------------------------------------------------------
+@pytest.mark.slow  # a 150-step hunt, every exact model confirming
 @pytest.mark.parametrize(
     "algorithm, params, steps, guarantee",
     [
@@ -73,6 +74,7 @@ def test_a_seed_gives_the_same_hunt(tmp_path):
     assert c.summary()["worst_instance"] != a.summary()["worst_instance"] or c.steps == a.steps
 
 
+@pytest.mark.slow  # a killed hunt, three hunts in all
 def test_a_killed_hunt_resumes_from_its_journal(tmp_path, monkeypatch):
     full = hunt("factor-2", params={"k": 2}, size=6, steps=40, seed=1, out=tmp_path / "full")
     part = tmp_path / "part"

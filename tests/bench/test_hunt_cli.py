@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 
 def _journal_lines(out):
     try:
@@ -17,6 +19,7 @@ def _journal_lines(out):
         return 0
 
 
+@pytest.mark.slow  # a hunt in a subprocess, then SIGINT
 def test_sigint_after_cpsat_solves_exits_130_with_the_message(tmp_path):
     # r-gather's candidates are proven by the in-process CP-SAT model (r-gather-cpsat) before a
     # journal line is written; CP-SAT used to leave the default SIGINT action behind (rc -2)
