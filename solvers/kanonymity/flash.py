@@ -139,6 +139,7 @@ class _Flash:
         self.history = FlashHistory(lattice.m)
         self.u = len(lattice.base_counts)  # the table's distinct rows: the source of last resort
         self.checked = 0
+        self.attrs = tuple(range(lattice.m))
         # each node's direct successors in the strategy's order (n_up[i] of them, then -1s)
         up = np.arange(len(self.nodes))[:, None] + self.strides[None, :]
         valid = self.nodes < lattice.heights
@@ -163,13 +164,13 @@ class _Flash:
         rows = self.u if source is None else len(source.counts)
         # a failing set is kept when it shrinks enough (else its source serves as well)
         ok, fs = self.lattice.check(
-            range(self.lattice.m), node, source, keep=lambda ok: -1.0 if ok else SHRINK * rows
+            self.attrs, node, source, keep=lambda ok: -1.0 if ok else SHRINK * rows
         )
         self.checked += 1
         if ok:
-            self.state[tuple(slice(int(v), None) for v in node)] = SATISFIES
+            self.state[tuple(slice(v, None) for v in node.tolist())] = SATISFIES
         else:
-            self.state[tuple(slice(0, int(v) + 1) for v in node)] = FAILS
+            self.state[tuple(slice(0, v + 1) for v in node.tolist())] = FAILS
             if fs is not None:
                 self.history.add(node, fs)
         return ok

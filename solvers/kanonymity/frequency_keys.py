@@ -28,6 +28,10 @@ __all__ = [
 #: keys below ``DENSE * rows + DENSE_MIN`` are counted by ``np.bincount``, others hashed
 DENSE, DENSE_MIN = 4, 4096
 
+#: the same for :func:`k_suppressed`, which counts without numbering the classes (measured on
+#: Adult: 16 is about 10 % faster than 4)
+DENSE_CHECK = 16
+
 #: level combinations a block of :class:`BlockKeys` spans at most
 BLOCK_COMBOS = 64
 
@@ -97,9 +101,9 @@ def k_suppressed(
     One ``np.bincount`` over the key span when it is small (the classes are then listed only
     when kept), else a hash of the keys.
     """
-    if bound <= DENSE * len(key) + DENSE_MIN:
+    if bound <= DENSE_CHECK * len(key) + DENSE_MIN:
         full = np.bincount(key, weights=weights, minlength=bound)
-        small = int(full[full < k].sum())
+        small = int(weights[full[key] < k].sum())  # over the rows: fewer than the span
         limit = keep(small) if callable(keep) else (np.inf if keep else -1)
         if limit < 0:
             return small, None, None
@@ -151,23 +155,33 @@ class BlockKeys:
         self.held: dict[tuple[int, tuple[int, ...]], tuple[np.ndarray, int]] = {}
         self.room = BLOCK_BYTES
 
-    def columns(self, levels: tuple[int, ...]) -> tuple[list[np.ndarray], list[int]]:
-        """The block keys of the base rows at ``levels`` (one level per attribute), and their
-        bounds: :func:`mixed_key` of them is that of the attributes' columns."""
+    def columns(
+        self, attrs: tuple[int, ...], levels: tuple[int, ...]
+    ) -> tuple[list[np.ndarray], list[int]]:
+        """The block keys of the base rows for attributes ``attrs`` at ``levels``, and their
+        bounds: :func:`mixed_key` of them equals that of the attributes' columns taken in
+        increasing attribute order (rows have equal keys in both exactly when they agree)."""
+        at = dict(zip(attrs, levels, strict=True))
         cols, radix = [], []
         for a, b in self.blocks:
-            got = self.held.get((a, levels[a:b]))
+            sub = tuple((j, at[j]) for j in range(a, b) if j in at)
+            if len(sub) == 1:
+                cols.append(self.cols[sub[0][0]][sub[0][1]])
+                radix.append(self.radix[sub[0][0]][sub[0][1]])
+                continue
+            got = self.held.get(sub) if sub else (None, 1)
             if got is None:
                 got = mixed_key(
-                    [self.cols[j][levels[j]] for j in range(a, b)],
-                    [self.radix[j][levels[j]] for j in range(a, b)],
+                    [self.cols[j][t] for j, t in sub],
+                    [self.radix[j][t] for j, t in sub],
                     len(self.cols[a][0]),
                 )
                 if got[0].nbytes <= self.room:
-                    self.held[(a, levels[a:b])] = got
+                    self.held[sub] = got
                     self.room -= got[0].nbytes
-            cols.append(got[0])
-            radix.append(got[1])
+            if got[0] is not None:
+                cols.append(got[0])
+                radix.append(got[1])
         return cols, radix
 
 

@@ -349,12 +349,8 @@ class Lattice:
             kept = len(fs.counts) <= keep(ok) if callable(keep) else keep
             return ok, fs if kept else None
         self.checks += 1
-        attrs, levels = tuple(int(a) for a in attrs), tuple(int(t) for t in levels)
-        if attrs == tuple(range(self.m)):
-            cols, radix = self._blocks.columns(levels)
-        else:
-            cols = [self._base_cols[a][t] for a, t in zip(attrs, levels, strict=True)]
-            radix = [self._radix[a][t] for a, t in zip(attrs, levels, strict=True)]
+        attrs, levels = tuple(int(a) for a in attrs), tuple(np.asarray(levels).tolist())
+        cols, radix = self._blocks.columns(attrs, levels)
         rep, weights = (None, self.base_counts) if source is None else (source.rep, source.counts)
         if rep is not None:
             cols = [c[rep] for c in cols]
