@@ -28,6 +28,8 @@ __all__ = [
     "seconds_left",
     "run_deadline",
     "within_run",
+    "work_limit",
+    "work_limits",
 ]
 
 #: the deadline of the run in progress (a ``perf_counter`` reading; inf outside any run)
@@ -55,6 +57,60 @@ def run_deadline(deadline: float) -> Iterator[None]:
         yield
     finally:
         _RUN_DEADLINE.reset(token)
+
+
+#: the deterministic work limits of the solver runs in progress: CP-SAT's deterministic time (s)
+#: and the branch-and-bound nodes of a HiGHS or CBC run (None: no such limit)
+_WORK_LIMITS: ContextVar[tuple[float | None, int | None]] = ContextVar(
+    "anonratio_work_limits", default=(None, None)
+)
+
+
+@contextlib.contextmanager
+def work_limit(
+    *, cpsat_deterministic_time: float | None = None, mip_nodes: int | None = None
+) -> Iterator[None]:
+    """Within the block, every CP-SAT run also stops after ``cpsat_deterministic_time`` seconds
+    of CP-SAT's deterministic time (``max_deterministic_time``), and every HiGHS or CBC run of
+    :func:`~anonratio.exact.pulp_run.run_pulp` after ``mip_nodes`` branch-and-bound nodes (HiGHS
+    ``mip_max_nodes``, CBC ``maxNodes``); a smaller limit already set stays.
+
+    These limits count work, not seconds: with one worker and a fixed seed, a run that proves its
+    optimum within them proves it on an idle machine and on a loaded one alike, while the
+    wall-clock ``time_limit`` (still in force) can be generous. A run stopped by one of them
+    reports ``time_limit``, like a run stopped by the clock.
+
+    Examples
+    --------
+    >>> with work_limit(cpsat_deterministic_time=5.0, mip_nodes=1000):
+    ...     work_limits()
+    (5.0, 1000)
+    >>> work_limits()
+    (None, None)
+    """
+    cpsat_deterministic_time = check_number(
+        "cpsat_deterministic_time", cpsat_deterministic_time, low=0, closed="right", allow_none=True
+    )
+    mip_nodes = check_int("mip_nodes", mip_nodes, low=1, allow_none=True)
+    old_time, old_nodes = _WORK_LIMITS.get()
+    token = _WORK_LIMITS.set(
+        (_smaller(old_time, cpsat_deterministic_time), _smaller(old_nodes, mip_nodes))
+    )
+    try:
+        yield
+    finally:
+        _WORK_LIMITS.reset(token)
+
+
+def _smaller(a: Any, b: Any) -> Any:
+    """The smaller of two limits, None being no limit."""
+    return b if a is None else a if b is None else min(a, b)
+
+
+def work_limits() -> tuple[float | None, int | None]:
+    """``(cpsat_deterministic_time, mip_nodes)`` of the enclosing :func:`work_limit` (None for a
+    limit not set)."""
+    return _WORK_LIMITS.get()
 
 
 def within_run(deadline: float) -> float:

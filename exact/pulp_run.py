@@ -27,7 +27,7 @@ from ortools.sat.python import cp_model  # noqa: F401  before pulp: see anonrati
 # isort: split
 import pulp
 
-from anonratio.exact.options import seconds_left, within_run
+from anonratio.exact.options import seconds_left, within_run, work_limits
 from anonratio.exact.status import (
     HIGHS_PRESOLVE_RULES_OFF,
     RunResult,
@@ -75,7 +75,21 @@ class _HiGHSByDeadline(pulp.HiGHS):
         if not self._presolve:
             lp.solverModel.setOptionValue("presolve", "off")
         lp.solverModel.setOptionValue("time_limit", seconds_left(self._deadline))
+        nodes = work_limits()[1]
+        if nodes is not None:
+            lp.solverModel.setOptionValue("mip_max_nodes", int(nodes))
         super().callSolver(lp)
+
+    def findSolutionValues(self, lp):
+        # PuLP's table of HiGHS statuses lacks kSolutionLimit, HiGHS's status for a run stopped
+        # by ``mip_max_nodes``; the values are assigned before its lookup fails, and the outcome
+        # is read from HiGHS itself (``_highs_outcome``), so only the lookup is replaced
+        try:
+            return super().findSolutionValues(lp)
+        except KeyError:
+            if getattr(lp.solverModel.getModelStatus(), "name", None) != "kSolutionLimit":
+                raise
+            return pulp.LpStatusNotSolved, pulp.LpSolutionIntegerFeasible
 
 
 def _highs_outcome(prob, integral):
@@ -260,6 +274,7 @@ def _solve_cbc(prob, *, deadline, seed, threads, abs_gap, warm_start, log):
             warmStart=warm_start,
             logPath=str(path),
             options=[f"randomCbcSeed {int(seed) + 1}"],
+            maxNodes=work_limits()[1],
             path=executable,
             deadline=deadline,
         )
@@ -312,6 +327,9 @@ def run_pulp(
     highs_presolve : bool
         HiGHS's presolve (its default, ``"choose"``); False switches it off. CBC keeps its own
         preprocessing either way.
+
+    Within :func:`~anonratio.exact.options.work_limit`, HiGHS's ``mip_max_nodes`` and CBC's
+    ``maxNodes`` are its ``mip_nodes``.
 
     Returns
     -------

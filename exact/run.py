@@ -42,7 +42,7 @@ from typing import Any
 from ortools.sat.python import cp_model  # before pulp: see Notes
 
 # isort: split
-from anonratio.exact.options import check_run_options, seconds_left, within_run
+from anonratio.exact.options import check_run_options, seconds_left, within_run, work_limits
 from anonratio.exact.pulp_run import PULP_SOLVERS, run_pulp
 from anonratio.exact.status import (
     HIGHS_LIMITS,
@@ -87,6 +87,11 @@ def _cpsat_solver(
         else:
             setattr(solver.parameters, name, v)
     solver.parameters.catch_sigint_signal = False
+    deterministic_time = work_limits()[0]
+    if deterministic_time is not None:
+        solver.parameters.max_deterministic_time = min(
+            deterministic_time, solver.parameters.max_deterministic_time
+        )
     return solver
 
 
@@ -131,7 +136,9 @@ def run_cpsat(
     log : bool
         ``log_search_progress``.
     parameters : mapping, optional
-        More ``SatParameters`` fields, set as given (lists extend repeated fields).
+        More ``SatParameters`` fields, set as given (lists extend repeated fields). Within
+        :func:`~anonratio.exact.options.work_limit`, ``max_deterministic_time`` is at most its
+        ``cpsat_deterministic_time``.
 
     Returns
     -------

@@ -18,6 +18,7 @@ import pulp
 import pytest
 
 from anonratio.exact import pulp_run
+from anonratio.exact.options import work_limit
 from anonratio.exact.pulp_run import _cbc_outcome, _highs_outcome, cbc_executable, run_pulp
 from anonratio.exact.status import (
     HIGHS_LIMITS,
@@ -408,3 +409,27 @@ def test_highs_runs_without_enumeration_presolve():
     run_pulp(prob, solver="highs", time_limit=10)
     _, off = prob.solverModel.getOptionValue("presolve_rule_off")
     assert off & HIGHS_PRESOLVE_RULES_OFF == HIGHS_PRESOLVE_RULES_OFF != 0
+
+
+def _six_row_knapsack():
+    """A 30-item knapsack with six capacity rows: HiGHS and CBC branch (or cut) to prove it."""
+    rng = np.random.default_rng(1)
+    n = 30
+    prob = pulp.LpProblem("knapsack", pulp.LpMaximize)
+    x = [prob.add_variable(f"x{i}", 0, 1, cat=pulp.LpBinary) for i in range(n)]
+    value = rng.integers(10**3, 10**4, size=n)
+    prob += pulp.lpSum(int(value[i]) * x[i] for i in range(n))
+    for _ in range(6):
+        w = rng.integers(10**3, 10**4, size=n)
+        prob += pulp.lpSum(int(w[i]) * x[i] for i in range(n)) <= int(w.sum() // 2)
+    return prob
+
+
+@pytest.mark.parametrize("solver", ["highs", "cbc"])
+def test_a_node_limit_stops_the_search_and_is_a_limit(solver):
+    free = run_pulp(_six_row_knapsack(), solver=solver, time_limit=600, integral=True)
+    assert free.status == "optimal"
+    with work_limit(mip_nodes=1):
+        stopped = run_pulp(_six_row_knapsack(), solver=solver, time_limit=600, integral=True)
+    assert stopped.status == "time_limit", stopped.info
+    assert stopped.info["nodes"] <= 1

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from ortools.sat.python import cp_model
 
-from anonratio.exact.options import check_upper_bound, seconds_left
+from anonratio.exact.options import check_upper_bound, seconds_left, work_limit, work_limits
 from anonratio.exact.run import (
     _cpsat_solver,
     check_run_options,
@@ -234,3 +234,48 @@ def test_ctrl_c_after_a_cpsat_solve_is_still_a_keyboard_interrupt():
 def test_seconds_left_is_positive_even_past_the_deadline():
     assert 4.0 < seconds_left(perf_counter() + 5.0) <= 5.0
     assert seconds_left(perf_counter() - 1.0) == 1e-3
+
+
+# ---------------------------------------------------------------------------------------------
+# deterministic work limits
+# ---------------------------------------------------------------------------------------------
+def _subset_sum_model(n):
+    """The cheapest subset of ``n`` random weights reaching half their sum: a search to prove."""
+    w = [int(x) for x in np.random.default_rng(0).integers(10**5, 10**6, size=n)]
+    model = cp_model.CpModel()
+    x = [model.new_bool_var(f"x{i}") for i in range(n)]
+    model.add(sum(wi * xi for wi, xi in zip(w, x, strict=True)) >= sum(w) // 2 + 1)
+    model.minimize(sum(wi * xi for wi, xi in zip(w, x, strict=True)))
+    return model
+
+
+def test_work_limit_nests_keeping_the_smaller_limit_and_names_bad_values():
+    assert work_limits() == (None, None)
+    with work_limit(cpsat_deterministic_time=5.0):
+        with work_limit(cpsat_deterministic_time=9.0, mip_nodes=100):
+            assert work_limits() == (5.0, 100)
+            with work_limit(mip_nodes=10):
+                assert work_limits() == (5.0, 10)
+        assert work_limits() == (5.0, None)
+    assert work_limits() == (None, None)
+    with pytest.raises(ValueError, match="cpsat_deterministic_time"):
+        with work_limit(cpsat_deterministic_time=0):
+            pass
+    with pytest.raises(ValueError, match="mip_nodes"):
+        with work_limit(mip_nodes=0):
+            pass
+
+
+def test_cpsat_stops_at_the_deterministic_limit_under_a_generous_clock():
+    # the search needs tens of thousands of branches; the work limit stops it, not the clock
+    with work_limit(cpsat_deterministic_time=1e-3):
+        run = run_cpsat(_subset_sum_model(60), time_limit=600)
+    assert run.status == "time_limit" and run.time_s < 60
+    # a proof within the limit is the same proof on any machine: one worker, one seed
+    runs = []
+    for _ in range(2):
+        with work_limit(cpsat_deterministic_time=10.0):
+            runs.append(run_cpsat(_subset_sum_model(12), time_limit=600, seed=3))
+    assert {r.status for r in runs} == {"optimal"}
+    assert runs[0].objective == runs[1].objective
+    assert runs[0].info["num_branches"] == runs[1].info["num_branches"]
