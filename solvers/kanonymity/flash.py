@@ -43,6 +43,7 @@ import numpy as np
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.privacy import PrivacyModel
 from anonratio.instances.validation import check_choice
+from anonratio.solvers.kanonymity.frequency_keys import failing_within
 from anonratio.solvers.kanonymity.full_domain import NODE_METRICS, FrequencySet, Lattice
 from anonratio.solvers.kanonymity.lattice_search import (
     best_node,
@@ -163,9 +164,7 @@ class _Flash:
         source = self.history.below(node)
         rows = self.u if source is None else len(source.counts)
         # a failing set is kept when it shrinks enough (else its source serves as well)
-        ok, fs = self.lattice.check(
-            self.attrs, node, source, keep=lambda ok: -1.0 if ok else SHRINK * rows
-        )
+        ok, fs = self.lattice.check(self.attrs, node, source, keep=failing_within(SHRINK * rows))
         self.checked += 1
         if ok:
             self.state[tuple(slice(v, None) for v in node.tolist())] = SATISFIES

@@ -21,6 +21,7 @@ __all__ = [
     "factorize",
     "distinct_rows",
     "k_suppressed",
+    "failing_within",
     "BlockKeys",
     "SourceCache",
 ]
@@ -123,6 +124,13 @@ def k_suppressed(
     return small, first, counts.astype(np.int64)
 
 
+def failing_within(rows: float) -> Callable[[bool], float]:
+    """The ``keep`` rule of :meth:`~anonratio.solvers.kanonymity.full_domain.Lattice.check`
+    that keeps a failing node's set of at most ``rows`` rows and no satisfying node's (the
+    nodes above a satisfying node satisfy: a pruning search never rolls one up)."""
+    return lambda ok: -1.0 if ok else rows
+
+
 class BlockKeys:
     """The mixed-radix keys of the base rows over blocks of consecutive attributes, held per
     block and levels: a node's key is then combined from a few block keys instead of one column
@@ -206,6 +214,13 @@ class SourceCache:
             self.nodes[drop : self.capacity] = self.nodes[drop + 1 : self.capacity + 1]
             self.sizes[drop : self.capacity] = self.sizes[drop + 1 : self.capacity + 1]
             del self.sets[drop]
+
+    def room(self) -> float:
+        """The most rows a set added now may have and stay held (when full, the largest set
+        goes: a set larger than every held one would go at once)."""
+        if len(self.sets) < self.capacity:
+            return math.inf
+        return float(self.sizes[: len(self.sets)].max())
 
     def below(self, node: Sequence[int]):
         """The cached set with the fewest rows among the nodes at or below ``node`` (the first

@@ -21,7 +21,6 @@ the same node, and the tests compare them.
 from __future__ import annotations
 
 import itertools
-import math
 import time
 from collections.abc import Sequence
 
@@ -29,7 +28,7 @@ import numpy as np
 
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.privacy import PrivacyModel
-from anonratio.solvers.kanonymity.frequency_keys import SourceCache
+from anonratio.solvers.kanonymity.frequency_keys import SourceCache, failing_within
 from anonratio.solvers.kanonymity.full_domain import Lattice
 from anonratio.solvers.kanonymity.lattice_search import (
     best_node,
@@ -73,11 +72,6 @@ def _compose(
     return nodes[keep]
 
 
-def _failing(ok: bool) -> float:
-    """Keep the frequency set of a failing node only (of any size)."""
-    return -1.0 if ok else math.inf
-
-
 def _search_subset(lattice: Lattice, attrs: tuple[int, ...], nodes: np.ndarray) -> np.ndarray:
     """Bottom-up breadth-first search of one subset lattice: which candidates satisfy."""
     height = nodes.sum(axis=1)
@@ -88,8 +82,10 @@ def _search_subset(lattice: Lattice, attrs: tuple[int, ...], nodes: np.ndarray) 
     for i in np.argsort(height, kind="stable"):
         if state[i]:
             continue  # marked by a satisfying node below: not computed
-        # a satisfying node's successors are marked, never computed: only failing sets serve
-        ok, fs = lattice.check(attrs, nodes[i], cache.below(nodes[i]), keep=_failing)
+        # a satisfying node's successors are marked, never computed: only failing sets serve,
+        # those the cache would hold
+        room = cache.room()
+        ok, fs = lattice.check(attrs, nodes[i], cache.below(nodes[i]), keep=failing_within(room))
         if fs is not None:
             cache.add(nodes[i], fs)
         if ok:

@@ -24,7 +24,7 @@ import numpy as np
 
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.privacy import PrivacyModel
-from anonratio.solvers.kanonymity.frequency_keys import SourceCache
+from anonratio.solvers.kanonymity.frequency_keys import SourceCache, failing_within
 from anonratio.solvers.kanonymity.full_domain import Lattice
 from anonratio.solvers.kanonymity.lattice_search import (
     best_node,
@@ -53,13 +53,20 @@ class _Marks:
         self.height = self.nodes.sum(axis=1)
         self.state = np.zeros(len(self.nodes), dtype=np.int8)  # 1 satisfies, -1 fails
         self.cache = SourceCache(lattice.m, capacity=64)
+        self.attrs = tuple(range(lattice.m))
 
     def test(self, i: int) -> bool:
         if self.state[i] == 0:
             node = self.nodes[i]
-            fs = self.lattice.frequency_set(range(self.lattice.m), node, self.cache.below(node))
-            self.cache.add(node, fs)
-            self.state[i] = 1 if self.lattice.satisfies(fs) else -1
+            # a satisfying node lies at the lowest height found so far, below no node checked
+            # later: only failing sets serve as sources, those the cache would hold
+            room = self.cache.room()
+            ok, fs = self.lattice.check(
+                self.attrs, node, self.cache.below(node), keep=failing_within(room)
+            )
+            if fs is not None:
+                self.cache.add(node, fs)
+            self.state[i] = 1 if ok else -1
         return bool(self.state[i] == 1)
 
     def exists_at(self, h: int) -> bool:
