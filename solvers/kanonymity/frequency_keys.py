@@ -97,7 +97,7 @@ def k_suppressed(
 ) -> tuple[int, np.ndarray | None, np.ndarray | None]:
     """The tuples in classes of fewer than ``k`` among rows keyed ``key < bound`` weighing
     ``weights``; and when ``keep`` is true, or ``keep(those tuples)`` is at least the number of
-    classes, the first row of each class and the class counts, else ``None`` twice.
+    classes, a row of each class and the class counts, else ``None`` twice.
 
     One ``np.bincount`` over the key span when it is small (the classes are then listed only
     when kept), else a hash of the keys.
@@ -108,11 +108,12 @@ def k_suppressed(
         limit = keep(small) if callable(keep) else (np.inf if keep else -1)
         if limit < 0:
             return small, None, None
-        classes = np.flatnonzero(full > 0)  # faster than on the float counts
-        if len(classes) > limit:
+        present = full > 0  # faster than testing the float counts themselves
+        if limit < np.inf and np.count_nonzero(present) > limit:
             return small, None, None
-        first = np.empty(bound, dtype=np.int64)
-        first[key[::-1]] = np.arange(len(key) - 1, -1, -1)
+        classes = np.flatnonzero(present)
+        first = np.empty(bound, dtype=np.int64)  # a row of each class: any one serves
+        first[key] = np.arange(len(key))
         return small, first[classes], full[classes].astype(np.int64)
     codes, uniq = pd.factorize(key, sort=False)
     counts = np.bincount(codes, weights=weights, minlength=len(uniq))

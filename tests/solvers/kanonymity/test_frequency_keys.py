@@ -48,8 +48,13 @@ def test_k_suppressed_counts_the_tuples_of_small_classes_by_bincount_and_by_hash
     assert small == 2 and first is None and counts is None
     small, first, counts = k_suppressed(key, bound, weights, 3, keep=lambda s: 3 if s == 2 else -1)
     assert small == 2
-    # the first row of each class, with the class's count
-    assert sorted(zip(first.tolist(), counts.tolist(), strict=True)) == [(0, 2), (1, 4), (3, 3)]
+    # a row of each class, with the class's count
+    assert sorted(key[first].tolist()) == sorted(set(key.tolist()))
+    assert {int(key[r]): c for r, c in zip(first, counts, strict=True)} == {
+        int(key[0]): 2,
+        int(key[1]): 4,
+        int(key[3]): 3,
+    }
     dropped = k_suppressed(key, bound, weights, 5, keep=lambda s: -1 if s == 9 else 3)
     assert dropped[1:] == (None, None)  # all 9 tuples in small classes: the rule says drop
     assert k_suppressed(key, bound, weights, 3, keep=lambda s: 2)[1:] == (None, None)  # 3 rows
