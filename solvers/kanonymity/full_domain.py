@@ -220,6 +220,7 @@ class Lattice:
         ]
         self._base_sensitive = rows[:, -1] if self.sensitive else None
         self._blocks = BlockKeys(self._base_cols, self._radix)  # the keys of check()
+        self._terms: dict[tuple[str, int], np.ndarray] = {}  # _attribute_terms, once each
         self.checks = 0  # frequency sets evaluated against the models
         self._value_counts = [
             np.bincount(table.codes[:, j], minlength=h.n_values)
@@ -402,7 +403,14 @@ class Lattice:
         return total
 
     def _attribute_terms(self, metric: str, j: int) -> np.ndarray:
-        """Per level of attribute ``j``: its share of ``metric`` with no tuple suppressed."""
+        """Per level of attribute ``j``: its share of ``metric`` with no tuple suppressed
+        (computed once per lattice; read only)."""
+        got = self._terms.get((metric, j))
+        if got is None:
+            got = self._terms[(metric, j)] = self._compute_terms(metric, j)
+        return got
+
+    def _compute_terms(self, metric: str, j: int) -> np.ndarray:
         h, c = self.hierarchies[j], self._value_counts[j]
         levels = np.arange(h.height + 1)
         w = float(self.table.weights[j])

@@ -107,7 +107,8 @@ def full_domain_solution(
     """The :class:`~anonratio.instances.Solution` of a full-domain node: the equivalence
     classes as labels (``-1`` for suppressed tuples), the recoding and the published cost."""
     rec = lattice.recoding(levels, algorithm)
-    published = lattice.utility("generalization-cost", levels)
+    fs = lattice.node_set(levels)  # the same set each utility would build
+    published = lattice.utility("generalization-cost", levels, fs)
     info = {
         "levels": node_label(lattice, levels),
         "scheme": "global",
@@ -121,7 +122,7 @@ def full_domain_solution(
     }
     if metric is not None:
         info["metric"] = metric
-        info["metric_value"] = lattice.utility(metric, levels)
+        info["metric_value"] = lattice.utility(metric, levels, fs)
     return Solution(
         labels=rec.classes,
         algorithm=algorithm,
