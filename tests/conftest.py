@@ -5,6 +5,7 @@ import importlib.metadata
 import importlib.util
 from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,25 @@ PYCANON_MISSING = (
     'pycanon is not installed: it is in the `check` extra (pip install ".[check]"), kept out of '
     "`test` because it pins older numpy/pandas/scipy; .ci/run runs these tests in their own venv"
 )
+
+
+#: the budget of a test that must see a proof, counted in work (CP-SAT's deterministic seconds and
+#: HiGHS/CBC branch-and-bound nodes per solver run: anonratio.exact.options.work_limit), so the
+#: verdict is the same on a loaded machine; each run these tests make needs a small share of it
+PROOF_WORK = {"cpsat_deterministic_time": 10.0, "mip_nodes": 20_000}
+#: the wall-clock limit those runs get: far beyond the time the work above takes on any machine
+PROOF_TIME_LIMIT = 600.0
+
+
+@pytest.fixture(scope="session")
+def proof():
+    """A proof's budget for tests that must see ``optimal``: ``with proof.work(): solve(...,
+    time_limit=proof.time_limit)``. Session-scoped, so hypothesis tests may take it too."""
+    from anonratio.exact.options import work_limit
+
+    return SimpleNamespace(
+        work=lambda: work_limit(**PROOF_WORK), time_limit=PROOF_TIME_LIMIT, limits=PROOF_WORK
+    )
 
 
 def pytest_report_header(config: pytest.Config) -> str:

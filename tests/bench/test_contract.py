@@ -38,9 +38,9 @@ def _instance(algorithm, seed):
 _OPTIMA = {}
 
 
-def _optimum(instance, key):
+def _optimum(instance, key, proof):
     """The proven optimum, from every exact model of the problem (they must agree); ``key`` is the
-    generator call that made ``instance``."""
+    generator call that made ``instance``, ``proof`` the conftest's budget for a proof."""
     if key not in _OPTIMA:
         exact = [
             a
@@ -50,7 +50,8 @@ def _optimum(instance, key):
         assert exact, f"{instance.problem} declares no exact model"
         costs = {}
         for alg in exact:
-            sol = alg.run(instance, seed=0, time_limit=TIME_LIMIT)
+            with proof.work():
+                sol = alg.run(instance, seed=0, time_limit=proof.time_limit)
             assert sol.status == "optimal", (alg.name, sol.status)
             costs[alg.name] = verify(instance, sol).cost
         values = list(costs.values())
@@ -67,17 +68,21 @@ def test_every_problem_has_a_small_instance():
 
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("name", list(REGISTRY))
-def test_algorithm_contract(name, seed):
+def test_algorithm_contract(name, seed, proof):
     algorithm = REGISTRY[name]
     instance, key = _instance(algorithm, seed)
-    solution = algorithm.run(instance, seed=seed, time_limit=TIME_LIMIT)
+    if algorithm.kind == "exact":  # it must prove the optimum: a budget in work, not seconds
+        with proof.work():
+            solution = algorithm.run(instance, seed=seed, time_limit=proof.time_limit)
+    else:
+        solution = algorithm.run(instance, seed=seed, time_limit=TIME_LIMIT)
 
     assert solution.algorithm == name
     assert solution.status in ("optimal", "feasible"), (solution.status, solution.info)
     check = verify(instance, solution, strict=False)
     assert check.feasible, check.violations
 
-    optimum = _optimum(instance, key)
+    optimum = _optimum(instance, key, proof)
     if algorithm.kind == "exact":
         assert solution.status == "optimal"
         assert math.isclose(check.cost, optimum, abs_tol=1e-9)

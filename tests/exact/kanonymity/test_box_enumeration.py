@@ -89,13 +89,13 @@ def test_agrees_with_the_enumeration_from_representatives():
 
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(inst=small_kanonymity_instances(8, deletion=True))
-def test_exact_rounds_over_boxes_prove_the_brute_force_optimum(inst):
+def test_exact_rounds_over_boxes_prove_the_brute_force_optimum(proof, inst):
     # small instances enumerate from representatives by default: force the lattice path
-    with pytest.MonkeyPatch.context() as mp:
+    with pytest.MonkeyPatch.context() as mp, proof.work():
         mp.setattr(set_partitioning, "LATTICE_MIN_UNIQUE", 0)
-        solved = [solve_highs(inst, time_limit=60, seed=0)]
+        solved = [solve_highs(inst, time_limit=proof.time_limit, seed=0)]
         try:  # CP-SAT needs integral costs (random weights are not): HiGHS alone then
-            solved.append(solve_cpsat(inst, time_limit=60, seed=0))
+            solved.append(solve_cpsat(inst, time_limit=proof.time_limit, seed=0))
         except UnsupportedInstanceError:
             assert not np.allclose(inst.table.weights, 1.0)
     opt = brute_force_opt(inst)

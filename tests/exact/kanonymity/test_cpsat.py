@@ -36,12 +36,15 @@ def check_optimal(instance, sol, optimum=None):
 
 @settings(max_examples=30, deadline=None, derandomize=True)
 @given(seed=SEEDS)
-def test_optimum_matches_brute_force(kx, seed):
-    rng = np.random.default_rng(seed)
-    row_deletion = bool(rng.integers(0, 2))
-    instance = kx.random_instance(seed, n_max=6 if row_deletion else 8, row_deletion=row_deletion)
-    sol = solve_cpsat(instance, time_limit=20, seed=0)
-    check_optimal(instance, sol, kx.brute_force(instance))
+def test_optimum_matches_brute_force(proof, kx, seed):
+    with proof.work():
+        rng = np.random.default_rng(seed)
+        row_deletion = bool(rng.integers(0, 2))
+        instance = kx.random_instance(
+            seed, n_max=6 if row_deletion else 8, row_deletion=row_deletion
+        )
+        sol = solve_cpsat(instance, time_limit=proof.time_limit, seed=0)
+        check_optimal(instance, sol, kx.brute_force(instance))
 
 
 @pytest.mark.parametrize("model", ["suppression", "generalization"])

@@ -27,13 +27,20 @@ def check_optimal(instance, sol, algorithm, optimum=None):
 
 @settings(max_examples=20, deadline=None, derandomize=True)
 @given(seed=SEEDS)
-def test_highs_matches_cpsat_and_brute_force(kx, seed):
-    rng = np.random.default_rng(seed)
-    row_deletion = bool(rng.integers(0, 2))
-    instance = kx.random_instance(seed, n_max=6 if row_deletion else 8, row_deletion=row_deletion)
-    optimum = kx.brute_force(instance)
-    check_optimal(instance, solve_highs(instance, time_limit=20), "highs", optimum)
-    check_optimal(instance, solve_cpsat(instance, time_limit=20), "cpsat", optimum)
+def test_highs_matches_cpsat_and_brute_force(proof, kx, seed):
+    with proof.work():
+        rng = np.random.default_rng(seed)
+        row_deletion = bool(rng.integers(0, 2))
+        instance = kx.random_instance(
+            seed, n_max=6 if row_deletion else 8, row_deletion=row_deletion
+        )
+        optimum = kx.brute_force(instance)
+        check_optimal(
+            instance, solve_highs(instance, time_limit=proof.time_limit), "highs", optimum
+        )
+        check_optimal(
+            instance, solve_cpsat(instance, time_limit=proof.time_limit), "cpsat", optimum
+        )
 
 
 @pytest.mark.parametrize(
@@ -44,11 +51,14 @@ def test_highs_matches_cpsat_and_brute_force(kx, seed):
         {"model": "generalization", "row_deletion": True, "weighted": False},
     ],
 )
-def test_cbc_matches_highs_and_brute_force(kx, options):
-    instance = kx.random_instance(29, n=6, m=3, k=2, **options)
-    optimum = kx.brute_force(instance)
-    check_optimal(instance, solve_cbc(instance, time_limit=20), "cbc", optimum)
-    check_optimal(instance, solve_highs(instance, time_limit=20), "highs", optimum)
+def test_cbc_matches_highs_and_brute_force(proof, kx, options):
+    with proof.work():
+        instance = kx.random_instance(29, n=6, m=3, k=2, **options)
+        optimum = kx.brute_force(instance)
+        check_optimal(instance, solve_cbc(instance, time_limit=proof.time_limit), "cbc", optimum)
+        check_optimal(
+            instance, solve_highs(instance, time_limit=proof.time_limit), "highs", optimum
+        )
 
 
 def test_three_solvers_agree_on_a_larger_binary_table(kx):

@@ -202,10 +202,11 @@ def test_recheck_refuses_a_bound_of_another_instance():
 
 @pytest.mark.slow  # the cut case, then a proof of its optimum
 @pytest.mark.parametrize("solve", [solve_cpsat, solve_highs])
-def test_exact_solvers_start_from_a_given_bound(solve, cut_case, monkeypatch):
+def test_exact_solvers_start_from_a_given_bound(solve, cut_case, monkeypatch, proof):
     monkeypatch.setattr(set_partitioning, "LATTICE_MIN_UNIQUE", 0)  # the lattice path
     inst, found, fresh = cut_case  # `fresh`: CP-SAT on the lattice path without a bound
-    out = solve(inst, time_limit=120, seed=0, bound=found)
+    with proof.work():
+        out = solve(inst, time_limit=proof.time_limit, seed=0, bound=found)
     assert out.status == "optimal" and out.objective == pytest.approx(fresh.objective)
     assert not fresh.info["bound_given"]
     assert out.info["bound_given"] and out.info["lp_bound"] == pytest.approx(found.value, abs=1e-6)

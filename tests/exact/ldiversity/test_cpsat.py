@@ -30,9 +30,14 @@ def check_optimal(instance, sol, optimum=None, algorithm="ldiv-cpsat"):
 
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(seed=SEEDS)
-def test_optimum_matches_brute_force(seed):
-    instance = random_instance(seed)
-    check_optimal(instance, solve_cpsat(instance, time_limit=20), ldiversity_optimum(instance))
+def test_optimum_matches_brute_force(proof, seed):
+    with proof.work():
+        instance = random_instance(seed)
+        check_optimal(
+            instance,
+            solve_cpsat(instance, time_limit=proof.time_limit),
+            ldiversity_optimum(instance),
+        )
 
 
 @pytest.mark.parametrize("objective", ["stars", "tuples"])

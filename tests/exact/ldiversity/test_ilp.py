@@ -29,12 +29,13 @@ def check_optimal(instance, sol, name, optimum=None):
 
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(seed=SEEDS)
-def test_all_models_agree_with_brute_force(seed):
-    instance = random_instance(seed)
-    optimum = ldiversity_optimum(instance)
-    for name, solve in SOLVERS.items():
-        check_optimal(instance, solve(instance, time_limit=20), name, optimum)
-    assert solve_cpsat(instance, time_limit=20).objective == optimum
+def test_all_models_agree_with_brute_force(proof, seed):
+    with proof.work():
+        instance = random_instance(seed)
+        optimum = ldiversity_optimum(instance)
+        for name, solve in SOLVERS.items():
+            check_optimal(instance, solve(instance, time_limit=proof.time_limit), name, optimum)
+        assert solve_cpsat(instance, time_limit=proof.time_limit).objective == optimum
 
 
 @pytest.mark.parametrize("objective", ["stars", "tuples"])

@@ -15,8 +15,9 @@ from anonratio.solvers.tcloseness.mondrian import mondrian
 
 @settings(max_examples=80, deadline=None, derandomize=True)
 @given(tables())
-def test_optimal_and_equal_to_brute_force(inst):
-    sol = solve_cpsat(inst, time_limit=20)
+def test_optimal_and_equal_to_brute_force(proof, inst):
+    with proof.work():
+        sol = solve_cpsat(inst, time_limit=proof.time_limit)
     optimum, _ = tcloseness_optimum(inst)
     assert sol.status == "optimal"
     assert sol.objective == optimum == sol.lower_bound
@@ -25,12 +26,13 @@ def test_optimal_and_equal_to_brute_force(inst):
 
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(st.integers(0, 10_000), st.sampled_from(["equal", "ordered"]))
-def test_mondrian_never_beats_the_proven_optimum(seed, ground):
+def test_mondrian_never_beats_the_proven_optimum(proof, seed, ground):
     inst, _ = random_instance(
         16, d=3, cardinality=3, m=3, t=0.2, k=2, correlation=0.5, ground=ground, seed=seed
     )
     heuristic = mondrian(inst)
-    exact = solve_cpsat(inst, time_limit=30, hint=heuristic)
+    with proof.work():
+        exact = solve_cpsat(inst, time_limit=proof.time_limit, hint=heuristic)
     assert exact.status == "optimal"
     assert verify(inst, heuristic.labels).cost >= exact.objective
 

@@ -12,8 +12,9 @@ from anonratio.instances.tcloseness import random_instance
 
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(tables())
-def test_optimal_and_equal_to_brute_force(inst):
-    sol = solve_highs(inst, time_limit=20)
+def test_optimal_and_equal_to_brute_force(proof, inst):
+    with proof.work():
+        sol = solve_highs(inst, time_limit=proof.time_limit)
     optimum, _ = tcloseness_optimum(inst)
     assert sol.status == "optimal" and sol.objective == optimum == sol.lower_bound
     assert verify(inst, sol.labels).cost == optimum
@@ -21,11 +22,13 @@ def test_optimal_and_equal_to_brute_force(inst):
 
 @settings(max_examples=20, deadline=None, derandomize=True)
 @given(st.integers(0, 10_000), st.sampled_from(["equal", "ordered"]), st.sampled_from([1, 2, 3]))
-def test_the_two_models_agree(seed, ground, k):
+def test_the_two_models_agree(proof, seed, ground, k):
     inst, _ = random_instance(
         15, d=3, cardinality=3, m=3, t=0.25, k=k, correlation=0.4, ground=ground, seed=seed
     )
-    a, b = solve_cpsat(inst, time_limit=30), solve_highs(inst, time_limit=30)
+    with proof.work():
+        a = solve_cpsat(inst, time_limit=proof.time_limit)
+        b = solve_highs(inst, time_limit=proof.time_limit)
     assert a.status == b.status == "optimal"
     assert a.objective == b.objective
 
