@@ -221,6 +221,7 @@ class Lattice:
         self._base_sensitive = rows[:, -1] if self.sensitive else None
         self._blocks = BlockKeys(self._base_cols, self._radix)  # the keys of check()
         self._terms: dict[tuple[str, int], np.ndarray] = {}  # _attribute_terms, once each
+        self._base_weights = self.base_counts.astype(np.float64)  # what np.bincount reads
         self.checks = 0  # frequency sets evaluated against the models
         self._value_counts = [
             np.bincount(table.codes[:, j], minlength=h.n_values)
@@ -352,7 +353,7 @@ class Lattice:
         self.checks += 1
         attrs, levels = tuple(int(a) for a in attrs), tuple(np.asarray(levels).tolist())
         cols, radix = self._blocks.columns(attrs, levels)
-        rep, weights = (None, self.base_counts) if source is None else (source.rep, source.counts)
+        rep, weights = (None, self._base_weights) if source is None else (source.rep, source.counts)
         if rep is not None:
             cols = [c[rep] for c in cols]
         key, bound = mixed_key(cols, radix, len(weights))
