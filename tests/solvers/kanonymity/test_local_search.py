@@ -109,7 +109,7 @@ def test_clear_errors():
 
 
 def test_starts_from_the_box_greedy_where_it_is_cheaper():
-    inst, _ = generate("kanon-random", seed=1, n=300, k=5)
+    inst, _ = generate("kanon-random", seed=1, n=60, k=5)
     greedy, first = box_greedy(inst), forest(inst, seed=0)
     assert greedy.objective < first.objective  # the box greedy wins on generated tables
     sol = local_search(inst, seed=0)
