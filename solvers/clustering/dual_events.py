@@ -52,6 +52,9 @@ REBUILD = 0.8
 #: unassigned points counted around a center to bound its clusters beyond its row
 UNASSIGNED_K = 16
 
+#: heap entries whose centers are asked for their nearest unassigned points in one query
+NEAR_BATCH = 64
+
 _UNASSIGNED, _IDLE, _DEAD = 0, 1, 2
 _INF = float("inf")
 
@@ -96,6 +99,7 @@ class _Events:
         self.state = bytearray(n)  # all _UNASSIGNED
         self.alpha = array("d", bytes(8 * n))
         self.label = array("q", [-1]) * n
+        self.state_np = np.frombuffer(self.state, dtype=np.uint8)  # a view of the states
         self.t = 0.0
         self.n_unassigned = n
         self._utree: cKDTree | None = None
@@ -143,21 +147,19 @@ class _Events:
         best, best_k = _INF, -1
         u = tight = 0
         paid_sum = 0.0
-        active: list[tuple[float, int]] = []  # (dual, position) of tight frozen points
+        # position -> [sum of duals, count] of the tight frozen points whose dual is below the
+        # radius from there on, summed in row order as they entered
+        leave: dict[int, list] = {}
         for k in range(size):
             dk = ds[k]
             if dk > best * (1.0 + MARGIN):
                 return best, best_k, True
             leaving = 0.0
-            if active and active[0][0] < dk:
-                gone = []
-                while active and active[0][0] < dk:
-                    gone.append(heapq.heappop(active))
-                if len(gone) > 1:
-                    gone.sort(key=lambda x: x[1])
-                for a, _ in gone:
-                    leaving += a
-                tight -= len(gone)
+            if leave:
+                gone = leave.pop(k, None)
+                if gone is not None:
+                    leaving = gone[0]
+                    tight -= gone[1]
             j = nb[k]
             entering = 0.0
             if state[j] == _UNASSIGNED:
@@ -167,7 +169,13 @@ class _Events:
                 if a >= dk:
                     entering = a
                     tight += 1
-                    heapq.heappush(active, (a, k))
+                    stop = bisect_right(ds, a, k + 1)  # the first radius beyond its dual
+                    gone = leave.get(stop)
+                    if gone is None:
+                        leave[stop] = [a, 1]
+                    else:
+                        gone[0] += a
+                        gone[1] += 1
             paid_sum = paid_sum + (entering - leaving)
             if k + 1 < m or sh[k] or (k + 1 < size and ds[k + 1] == dk):
                 continue  # not a live cluster
@@ -189,7 +197,7 @@ class _Events:
         """The KD-tree of the unassigned points, rebuilt once a fraction :data:`REBUILD` of
         its points is left unassigned (the points frozen since only lower the bounds)."""
         if self._utree is None or self.n_unassigned < REBUILD * self._utree_size:
-            free = np.flatnonzero(np.frombuffer(self.state, dtype=np.uint8) == _UNASSIGNED)
+            free = np.flatnonzero(self.state_np == _UNASSIGNED)
             self._utree = cKDTree(self.metric.points[free])
             self._utree_size = free.size
             self._near.clear()
@@ -211,9 +219,8 @@ class _Events:
         tree = self._unassigned_tree()
         near = self._near.get(v)
         if near is None:  # the same tree gives the same distances: asked once per tree
-            k = min(UNASSIGNED_K, tree.n)
-            dist, _ = tree.query(self.metric.points[v], k=k, p=self.metric.p)
-            near = self._near[v] = (np.atleast_1d(dist) * (1.0 - SLACK)).tolist()
+            self._ask_near(v, tree)
+            near = self._near[v]
         fv, lam = self.f[v], self.lam
         low = max(bound, near[-1])
         for j, e in enumerate(near, start=1):
@@ -222,6 +229,22 @@ class _Events:
                 break
             low = min(low, d + (fv + lam * d) / j)
         return low
+
+    def _ask_near(self, v: int, tree: cKDTree) -> None:
+        """Fill :attr:`_near` for ``v`` and, in the same KD-tree query, for the centers of the
+        first :data:`NEAR_BATCH` heap entries (the next to come up) whose rows may need it.
+
+        A query point's distances do not depend on the other points of its batch, so asking
+        ahead only saves the per-query overhead."""
+        near, bound = self._near, self.rows.bound
+        ahead = np.array([c for _, c in self.heap[:NEAR_BATCH]], dtype=np.int64)
+        b = bound[ahead]
+        ahead = ahead[(b > self.t) & (b < _INF)].tolist()
+        ask = list(dict.fromkeys([v, *(c for c in ahead if c not in near)]))
+        k = min(UNASSIGNED_K, tree.n)
+        dist, _ = tree.query(self.metric.points[ask], k=k, p=self.metric.p)
+        dist = (np.asarray(dist).reshape(len(ask), k) * (1.0 - SLACK)).tolist()
+        near.update(zip(ask, dist, strict=True))
 
     def earliest(self, v: int, floor: float) -> tuple[float, int]:
         """``(time, k)``: ``v``'s earliest opening and its row position, or ``(key, -1)`` with
@@ -242,7 +265,7 @@ class _Events:
                     if best > low:
                         return low, -1
                     target = best * (1.0 + MARGIN)  # ... or past a near tie at its end
-            rows.ensure(np.array([v]), target)
+            rows.ensure_one(v, target)
 
     # -----------------------------------------------------------------------------------------
     def open(self, v: int, k: int, cid: int) -> None:

@@ -119,12 +119,44 @@ class RowStore:
             out[ranges(where[sel], where[sel] + lens[sel])] = self.dsts[c][src]
         return lens, out
 
+    def take(self, pool: list[np.ndarray], at: np.ndarray) -> np.ndarray:
+        """The entries of ``pool`` (:attr:`nbrs`, :attr:`dsts` or :attr:`shuts`) at the pool
+        positions ``at``."""
+        if len(pool) == 1:
+            return pool[0][at]
+        out = np.empty(at.size, dtype=pool[0].dtype)
+        chunk, offset = np.divmod(at, self.chunk)
+        for c in np.unique(chunk).tolist():
+            sel = chunk == c
+            out[sel] = pool[c][offset[sel]]
+        return out
+
     @property
     def cap(self) -> float:
         """The largest distance listed in any row."""
         rows = np.flatnonzero(self.length > 0)
-        lens, dst = self.distances(rows)
-        return float(dst[np.cumsum(lens) - 1].max())
+        return float(self.take(self.dsts, self.start[rows] + self.length[rows] - 1).max())
+
+    def ensure_one(self, v: int, radius: float) -> None:
+        """:meth:`ensure` for the single row ``v``, with fewer numpy calls."""
+        bound = self.bound
+        if bound[v] > radius:
+            return
+        if self.metric.tree is None:
+            self.ensure(np.array([v], dtype=np.int64), radius)
+            return
+        while True:
+            k = min(self.n, max(int(GROWTH * int(self.asked[v])), START_NEIGHBOURS))
+            if k < self.n:
+                self._write_one(v, k)
+            else:
+                self._write_block(np.array([v], dtype=np.int64), k)
+            self.extensions += 1
+            if self.written > max(COMPACT * self.live, self.chunk):
+                self._compact()
+            b = float(bound[v])
+            if b > radius or b == np.inf:
+                return
 
     def ensure(self, rows: np.ndarray, radius: float) -> None:
         """Lengthen the given rows until each is complete beyond ``radius`` (``bound > radius``)."""
@@ -245,8 +277,7 @@ class RowStore:
         if metric.tree is None:
             raise TypeError("one row at a time is for KD-tree metrics (explicit points)")
         tdist, cols = metric.tree.query(metric.points[v], k=k, p=metric.p)
-        cols = np.asarray(cols, dtype=np.int64)
-        dist = metric.pairs(np.full(k, v, dtype=np.int64), cols)
+        dist = metric.pairs(v, cols)
         order = np.lexsort((cols, dist))
         dist, cols = dist[order], cols[order]
         bound = float(tdist[-1]) * (1.0 - SLACK)

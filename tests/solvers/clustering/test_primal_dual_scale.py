@@ -13,7 +13,7 @@ import pytest
 from anonratio.bench.registry import generate
 from anonratio.instances.clustering import CellularInstance
 from anonratio.instances.clustering.metric import PointMetric
-from anonratio.solvers.clustering import dual_growth, neighbour_rows
+from anonratio.solvers.clustering import dual_events, dual_growth, neighbour_rows
 from anonratio.solvers.clustering.dual_events import grow_duals_by_events
 from anonratio.solvers.clustering.dual_growth import grow_duals
 from anonratio.solvers.clustering.neighbour_rows import RowStore
@@ -153,3 +153,74 @@ def test_same_clusters_with_rows_spread_over_many_chunks(monkeypatch, metric):
     inst = CellularInstance(pts, rng.random(300) * 0.2, metric=metric)
     _, new = assert_same_growth(inst.distances, inst.facility)
     assert len(new.rows.dsts) > 1
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "manhattan"])
+def test_one_row_lengthened_alone_as_in_a_batch(metric):
+    """ensure_one writes, step by step, the rows, bounds and shut marks ensure writes (rows of
+    KD-tree metrics; the others are listed whole from the start)."""
+    rng = np.random.default_rng(9)
+    pts = np.round(rng.random((400, 2)) * 9) / 9  # ties at the rows' ends
+    stores = [RowStore(PointMetric(pts, metric), t_max=0.8, min_len=1) for _ in range(2)]
+    for v, radius in [(3, 0.05), (3, 0.2), (50, 0.4), (7, 5.0), (50, 0.6)]:
+        for rows in stores:
+            rows.view(v)[2][: int(rows.length[v]) // 2] = True  # shut marks carry over
+        stores[0].ensure(np.array([v]), radius)
+        stores[1].ensure_one(v, radius)
+        a, b = stores
+        assert a.bound[v] == b.bound[v] and a.asked[v] == b.asked[v] and a.bound[v] > radius
+        for x, y in zip(a.view(v), b.view(v), strict=True):
+            assert x.tolist() == y.tolist()
+    assert stores[0].extensions == stores[1].extensions > 0
+
+
+def test_cap_reads_only_the_rows_last_distances(monkeypatch):
+    """The largest listed radius comes from each row's last entry, over many chunks, without a
+    copy of every listed distance."""
+    monkeypatch.setattr(neighbour_rows, "CHUNK", 64)
+    rng = np.random.default_rng(10)
+    metric = PointMetric(rng.random((500, 2)), "euclidean")
+    rows = RowStore(metric, t_max=0.3, min_len=1)
+    rows.ensure(np.arange(0, 500, 7), 0.1)
+    expect = max(float(rows.row(v)[1][-1]) for v in range(500))
+    assert len(rows.dsts) > 1
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("copied every listed distance")
+
+    monkeypatch.setattr(RowStore, "distances", refuse)
+    assert rows.cap == expect
+
+
+def test_nearest_unassigned_asked_in_batches_as_one_by_one(monkeypatch):
+    """The nearest unassigned points of the centers next in the heap are asked in one query:
+    fewer queries than (tree, center) pairs asked, and the very distances one query per center
+    gives."""
+    sizes = []
+
+    class Counting(dual_events.cKDTree):
+        def query(self, x, *args, **kwargs):
+            sizes.append(np.atleast_2d(x).shape[0])
+            return super().query(x, *args, **kwargs)
+
+    monkeypatch.setattr(dual_events, "cKDTree", Counting)
+    pairs = set()
+    bound = dual_events._Events._unlisted_bound
+
+    def checking(self, v, b):
+        low = bound(self, v, b)
+        tree = self._utree
+        if v not in self._near:  # nothing left unassigned
+            return low
+        k = min(dual_events.UNASSIGNED_K, tree.n)
+        dist, _ = super(Counting, tree).query(self.metric.points[v], k=k, p=self.metric.p)
+        assert self._near[v] == (np.atleast_1d(dist) * (1.0 - neighbour_rows.SLACK)).tolist()
+        pairs.add((id(tree), v))
+        return low
+
+    monkeypatch.setattr(dual_events._Events, "_unlisted_bound", checking)
+    rng = np.random.default_rng(11)
+    n = 3000
+    inst = CellularInstance(rng.random((n, 2)), rng.random(n) * 0.05)
+    grow_duals_by_events(inst.distances, inst.facility)
+    assert max(sizes) > 1 and len(sizes) < len(pairs)
