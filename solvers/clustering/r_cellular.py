@@ -4,7 +4,7 @@ Three steps:
 
 1. *Augment*: the CELLULAR CLUSTERING instance whose cluster ``(v, d)`` costs ``f(v) + r d`` and
    exists only with at least ``r`` potential members; an optimal r-cellular solution costs at
-   most ``2 OPT_r`` there. Procedure 1 (:mod:`.dual_growth`) clusters it.
+   most ``2 OPT_r`` there. Procedure 1 (:mod:`.dual_events`) clusters it.
 2. *Share*: every opened cluster (center ``P``) also takes the ``r`` points nearest ``P``
    (within its opening radius, which had ``r`` potential members); points may now belong to
    several clusters, each of which has at least ``r`` members.
@@ -29,7 +29,8 @@ from anonratio.instances import Solution
 from anonratio.instances.clustering.instance import RCellularInstance
 from anonratio.instances.clustering.verify import clustering_lower_bound
 from anonratio.instances.validation import check_instance, check_seed
-from anonratio.solvers.clustering.dual_growth import NeighbourLists, grow_duals
+from anonratio.solvers.clustering.dual_events import grow_duals_by_events
+from anonratio.solvers.clustering.neighbour_rows import RowStore
 from anonratio.solvers.clustering.primal_dual import cellular_cost, growth_clustering
 
 __all__ = ["r_cellular", "SharedClusters", "share", "unshare", "group_weights"]
@@ -64,21 +65,24 @@ class SharedClusters:
 
 def share(
     instance: RCellularInstance,
-    lists: NeighbourLists,
+    rows: RowStore,
     labels: np.ndarray,
     centers: np.ndarray,
 ) -> SharedClusters:
     """Step 2: each cluster of ``labels`` also takes the ``r`` points nearest its center.
 
-    ``lists`` are the neighbour lists of the augmented run (each row holds at least the
-    ``r`` nearest points, the center itself included).
+    ``rows`` are the neighbour rows of the augmented run (nearest first, ties by index, each
+    complete below its bound); a row listing fewer than ``r`` points (ties at its bound) is
+    lengthened first, so its first ``r`` points are the ``r`` nearest, the center included.
     """
     r = instance.r
     parts = []
     own_of = _members_of(labels, centers.size)
     for c, v in enumerate(centers.tolist()):
         own = own_of[c]
-        near = lists.nbr[lists.ptr[v] : lists.ptr[v] + r]
+        while rows.length[v] < r and rows.bound[v] < np.inf:
+            rows.ensure_one(v, float(rows.bound[v]))
+        near = rows.row(v)[0][:r]
         parts.append(np.union1d(own, near))
     sizes = np.array([p.size for p in parts], dtype=np.int64)
     ptr = np.concatenate(([0], np.cumsum(sizes)))
@@ -237,9 +241,10 @@ def r_cellular(instance: RCellularInstance, *, seed: Any = None) -> Solution:
 
     Notes
     -----
-    Cost ``<= 80 OPT_r`` (Theorem 3.6; the paper's accounting). The augmented growth considers
-    every pair within ``max_p f(p) + (1 + r) d_{r-1}(p)``; share and unshare are linear in the
-    shared clusters' total size plus a Python loop over clusters.
+    Cost ``<= 80 OPT_r`` (Theorem 3.6; the paper's accounting). The augmented growth lists the
+    pairs its events need (:func:`~.dual_events.grow_duals_by_events`: neighbour rows grown on
+    demand, radii up to ``max_p f(p) + (1 + r) d_{r-1}(p)``); share and unshare are linear in
+    the shared clusters' total size plus a Python loop over clusters.
 
     References
     ----------
@@ -258,10 +263,13 @@ def r_cellular(instance: RCellularInstance, *, seed: Any = None) -> Solution:
     check_instance(instance, RCellularInstance)
     seed_rec = check_seed(seed)
     r = instance.r
-    growth = grow_duals(instance.distances, instance.facility, lam=float(r), min_members=r)
+    growth = grow_duals_by_events(
+        instance.distances, instance.facility, lam=float(r), min_members=r
+    )
+    cap = growth.rows.cap  # before share lengthens any row
     step1, centers1, _ = growth_clustering(growth)
     cost1, _ = cellular_cost(instance, step1, centers1)
-    shared = share(instance, growth.lists, step1, centers1)
+    shared = share(instance, growth.rows, step1, centers1)
     labels, centers, stats = unshare(instance, shared)
     cost, info = cellular_cost(instance, labels, centers)
     dual = growth.dual
@@ -275,7 +283,7 @@ def r_cellular(instance: RCellularInstance, *, seed: Any = None) -> Solution:
         events=growth.events,
         stale_pops=growth.stale_pops,
         extensions=growth.extensions,
-        cap=growth.lists.cap,
+        cap=cap,
     )
     return Solution(
         labels=labels,

@@ -9,8 +9,11 @@ from hypothesis import strategies as st
 
 from anonratio.instances import verify
 from anonratio.instances.clustering import CellularInstance, RCellularInstance
+from anonratio.instances.clustering.metric import PointMetric
+from anonratio.solvers.clustering import dual_growth
+from anonratio.solvers.clustering.dual_events import grow_duals_by_events
 from anonratio.solvers.clustering.dual_growth import grow_duals
-from anonratio.solvers.clustering.primal_dual import growth_clustering
+from anonratio.solvers.clustering.primal_dual import cellular_cost, growth_clustering
 from anonratio.solvers.clustering.r_cellular import (
     SharedClusters,
     group_weights,
@@ -117,9 +120,9 @@ def test_unshare_splits_the_first_level():
 def test_share_adds_the_r_nearest():
     rng = np.random.default_rng(4)
     inst = RCellularInstance(rng.random((60, 2)), r=4)
-    g = grow_duals(inst.distances, inst.facility, lam=4.0, min_members=4)
+    g = grow_duals_by_events(inst.distances, inst.facility, lam=4.0, min_members=4)
     labels, centers, kept = growth_clustering(g)
-    shared = share(inst, g.lists, labels, centers)
+    shared = share(inst, g.rows, labels, centers)
     d = inst.distances.dense()
     for c, v in enumerate(centers):
         mem = shared.of(c)
@@ -158,3 +161,57 @@ def test_input_validation():
         r_cellular(CellularInstance([[0.0], [1.0]]))
     with pytest.raises(ValueError, match="`seed` must be None"):
         r_cellular(RCellularInstance([[0.0], [1.0]], r=1), seed="x")
+
+
+def all_pairs_r_cellular(inst):
+    """The §3.1 pipeline over the all-pairs growth of dual_growth.py (labels, centers, cost)."""
+    r = inst.r
+    g = grow_duals(inst.distances, inst.facility, lam=float(r), min_members=r)
+    step1, centers1, _ = growth_clustering(g)
+    own = [np.flatnonzero(step1 == c) for c in range(centers1.size)]
+    near = [g.lists.nbr[g.lists.ptr[v] : g.lists.ptr[v] + r] for v in centers1.tolist()]
+    parts = [np.union1d(o, q) for o, q in zip(own, near, strict=True)]
+    ptr = np.concatenate(([0], np.cumsum([p.size for p in parts])))
+    members = np.concatenate(parts).astype(np.int64)
+    owner = np.repeat(np.arange(centers1.size), np.diff(ptr))
+    radii = np.zeros(centers1.size)
+    np.maximum.at(radii, owner, inst.distances.pairs(centers1[owner], members))
+    labels, centers, _ = unshare(inst, SharedClusters(ptr, members, centers1, radii))
+    return labels, centers, cellular_cost(inst, labels, centers)[0]
+
+
+def r_instance(seed):
+    """Seeded r-cellular instances of every metric, with ties and duplicates (grids)."""
+    rng = np.random.default_rng(seed)
+    n, dim = int(rng.integers(4, 200)), int(rng.integers(1, 4))
+    metric = ("euclidean", "manhattan", "hamming", "precomputed")[seed % 4]
+    pts = rng.integers(0, 3, (n, dim)) if metric == "hamming" else rng.random((n, dim))
+    if metric != "hamming" and seed % 3 == 0:
+        pts = np.round(pts * 3) / 3  # many equal distances: rows end inside tie groups
+    if metric == "precomputed":
+        pts = PointMetric(pts, "manhattan").dense()
+    r = int(rng.integers(1, min(n, 20) + 1))
+    f = (None, rng.random(n) * float(rng.choice([0.01, 1.0])))[seed % 2]
+    return RCellularInstance(pts, r, f, metric=metric)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_same_clustering_as_the_all_pairs_growth(seed):
+    inst = r_instance(seed)
+    labels, centers, cost = all_pairs_r_cellular(inst)
+    sol = r_cellular(inst)
+    assert sol.labels.tolist() == labels.tolist() and sol.info["centers"] == centers.tolist()
+    assert sol.objective == cost
+
+
+def test_no_list_of_all_pairs(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("built all the pairs within a radius")
+
+    rng = np.random.default_rng(8)
+    inst = RCellularInstance(rng.random((3000, 2)), 5, rng.random(3000) * 0.05)
+    monkeypatch.setattr(dual_growth, "neighbour_lists", refuse)
+    for name in ("block", "dense", "within", "candidate_distances"):
+        monkeypatch.setattr(PointMetric, name, refuse)
+    sol = r_cellular(inst)
+    assert np.bincount(sol.labels).min() >= 5 and sol.info["n_step1"] > 1
