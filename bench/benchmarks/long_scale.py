@@ -1,4 +1,4 @@
-"""asv benchmarks of k-anonymity at the scale of real data, in CPU seconds.
+"""asv benchmarks of k-anonymity and cellular clustering at the scale of real data, in CPU seconds.
 
 - ``ForestScale``: FOREST at k = 10 (its exact 9-nearest-neighbour search included) on
   generated tables of 8 attributes (:func:`~anonratio.instances.kanonymity.random_table`, seed 0)
@@ -25,7 +25,13 @@
   there; target 3 times that) by Flash, Incognito and Samarati, CPU time and peak memory of one
   call on a cold copy. Skipped likewise.
 
-Targets: FOREST under 2 s, 20 s and 5 min at the three sizes, under 2 GB; anonymize under 2 s.
+- ``CellularScale``: the cellular primal-dual (Procedure 1, ``primal-dual``) on 100k, 300k and
+  1M points uniform in the unit square (``cellular-uniform``, setup costs uniform in
+  [0, 0.05], seed 0), on a cold copy: its CPU time, peak memory and cost (deterministic, so a
+  change in it is a change in the code).
+
+Targets: FOREST under 2 s, 20 s and 5 min at the three sizes, under 2 GB; anonymize under 2 s;
+the cellular primal-dual under 60 s and 2 GB at 1M points.
 
 These are the long set: asv sees them only with ``ANONRATIO_ASV_LONG=1``
 (:func:`~.common.long_benchmarks`). Every solve has a finite budget (:data:`BUDGET`); a value
@@ -39,9 +45,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from anonratio.bench.registry import generate
 from anonratio.instances.base import cold_copy
 from anonratio.instances.kanonymity import KAnonymityInstance, random_table
 from anonratio.instances.loaders import ADULT_QI, load_adult
+from anonratio.solvers.clustering.primal_dual import primal_dual
 from anonratio.solvers.kanonymity.box_greedy import box_greedy
 from anonratio.solvers.kanonymity.forest import forest
 
@@ -116,6 +124,31 @@ class BoxGreedyScale(_GeneratedTables):
         return greedy / objective(forest(cold_copy(self.instance)))
 
     track_cost_over_forest.unit = "ratio"  # type: ignore[attr-defined]
+
+
+class CellularScale:
+    """The cellular primal-dual on uniform points (setup costs uniform in [0, 0.05])."""
+
+    params = [100_000, 300_000, 1_000_000]
+    param_names = ["points"]
+    timer = time.process_time
+    timeout = 1800.0
+    number = 1
+    repeat = (1, 3, 600.0)
+
+    def setup(self, points: int) -> None:
+        self.instance, _ = generate("cellular-uniform", seed=0, n=points, facility_scale=0.05)
+
+    def time_primal_dual(self, points: int) -> None:
+        primal_dual(cold_copy(self.instance))
+
+    def peakmem_primal_dual(self, points: int) -> None:
+        primal_dual(cold_copy(self.instance))
+
+    def track_primal_dual_cost(self, points: int) -> float:
+        return objective(primal_dual(cold_copy(self.instance)))
+
+    track_primal_dual_cost.unit = "cost"  # type: ignore[attr-defined]
 
 
 class AdultAnonymize:
@@ -358,5 +391,6 @@ CLASSES = long_benchmarks(
         AdultSampleLP,
         AdultFullDomain,
         BoundScale,
+        CellularScale,
     ],
 )
