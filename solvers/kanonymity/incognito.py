@@ -75,12 +75,14 @@ def _compose(
 def _search_subset(lattice: Lattice, attrs: tuple[int, ...], nodes: np.ndarray) -> np.ndarray:
     """Bottom-up breadth-first search of one subset lattice: which candidates satisfy."""
     height = nodes.sum(axis=1)
-    small = nodes.astype(np.int8)  # levels < 128: cheap comparisons
-    state = np.zeros(len(nodes), dtype=bool)
+    # marks on the subset's whole grid (the nodes above a node are a box of it)
+    grid = np.zeros(tuple(int(lattice.heights[a]) + 1 for a in attrs), dtype=bool)
+    flat = grid.reshape(-1)  # a view: index = position in _grid()
+    at = _index(nodes, lattice.heights[list(attrs)])
     cache = SourceCache(len(attrs))
     cache.add((0,) * len(attrs), lattice.frequency_set(attrs, (0,) * len(attrs)))
-    for i in np.argsort(height, kind="stable"):
-        if state[i]:
+    for i in np.argsort(height, kind="stable").tolist():
+        if flat[at[i]]:
             continue  # marked by a satisfying node below: not computed
         # a satisfying node's successors are marked, never computed: only failing sets serve,
         # those the cache would hold
@@ -89,8 +91,8 @@ def _search_subset(lattice: Lattice, attrs: tuple[int, ...], nodes: np.ndarray) 
         if fs is not None:
             cache.add(nodes[i], fs)
         if ok:
-            state |= np.all(small >= small[i], axis=1)
-    return state
+            grid[tuple(slice(v, None) for v in nodes[i].tolist())] = True
+    return flat[at]
 
 
 def satisfying_nodes(lattice: Lattice) -> np.ndarray:
