@@ -283,6 +283,7 @@ def test_runs_over_their_memory_or_time_limit_become_rows(tmp_path):
     assert df.loc[[1, 3], "verified"].all()
 
 
+@pytest.mark.slow  # a sweep in a subprocess whose every run is killed
 def test_a_one_megabyte_memory_limit_stops_every_run_and_the_sweep_goes_on(tmp_path):
     # an address-space cap let every run of this sweep through (peaks of several MB)
     tasks = _tasks(algorithms=("forest", "kanon-cpsat"), seeds=range(2))

@@ -23,6 +23,7 @@ def _assert_dual_feasible(inst, prices):
     assert priced.shift >= -1e-9 * max(1.0, float(np.abs(prices).max()))
 
 
+@pytest.mark.slow  # the LP bound twice, once in a second process
 def test_the_child_proves_what_lp_bound_proves_here_and_reports_on_the_way():
     inst, _ = generate("kanon-categorical", seed=2, n=40, k=3)
     starts = [forest(inst).labels]

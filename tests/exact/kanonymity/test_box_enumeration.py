@@ -62,6 +62,7 @@ def test_exactly_the_groups_below_the_threshold(inst, lift, threshold):
         assert r == pytest.approx(want[key], abs=1e-9)
 
 
+@pytest.mark.slow  # the LP bound of a 40-record table first
 def test_cap_and_deadline():
     inst, _ = generate("kanon-random", seed=0, n=40, k=3)
     lat = BoxLattice(inst)

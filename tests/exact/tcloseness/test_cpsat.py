@@ -24,7 +24,8 @@ def test_optimal_and_equal_to_brute_force(proof, inst):
     assert verify(inst, sol.labels).cost == optimum
 
 
-@settings(max_examples=25, deadline=None, derandomize=True)
+# 10 examples: Mondrian's own test checks it against the brute-force optimum 120 times
+@settings(max_examples=10, deadline=None, derandomize=True)
 @given(st.integers(0, 10_000), st.sampled_from(["equal", "ordered"]))
 def test_mondrian_never_beats_the_proven_optimum(proof, seed, ground):
     inst, _ = random_instance(
