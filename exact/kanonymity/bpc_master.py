@@ -1,0 +1,309 @@
+"""The set-partitioning master of kanon-bpc in SCIP and its pricer.
+
+:class:`MasterColumns` holds the master's rows (one per unique record ``i``,
+``sum_G mult_G(i) z_G [+ del_i] + art = c_i``) and its columns: groups of ``k .. 2k − 1``
+copies (``z_G`` integer), deletions (row deletion only) and *artificial* columns, which keep
+every node's master feasible whatever the branching fixed. An artificial covers one unique
+record (up to its ``c_i`` copies) or one class of records the branching bound together, and
+costs ``big`` per copy, more than the start partition costs in all: a solution using one is never
+the best, and the master needs no Farkas pricing.
+
+:class:`GroupPricer` prices groups by the project's exact pricing at the master's row prices
+``y`` (objective units): over the generalization lattice
+(:meth:`~anonratio.exact.kanonymity.box_pricing.BoxLattice.price`, each box's best group) where
+a sweep is small, else by enumeration from representatives
+(:func:`~anonratio.exact.kanonymity.columns.enumerate_groups`). It adds the new groups of
+negative reduced cost that respect the node's branching decisions
+(:func:`~anonratio.exact.kanonymity.bpc_branching.compatible`). When every negative group it
+found breaks a decision or is already in the master (held at a bound by the branching), it
+enumerates every group of negative reduced cost and filters those; only an exhaustive search
+that finds none proves the node's master solved (``SUCCESS``); a capped one reports
+``DIDNOTRUN``, and SCIP then keeps the parent's bound for the node. The lattice pricing also
+gives the Lagrangian bound ``y·c + n min(0, least reduced cost per copy)`` (deletions and
+artificials included), valid for the node's master whatever its decisions.
+"""
+
+from __future__ import annotations
+
+from time import perf_counter
+
+import numpy as np
+from pyscipopt import SCIP_RESULT, Expr, Pricer
+
+from anonratio.exact.kanonymity.box_pricing import BoxLattice
+from anonratio.exact.kanonymity.bpc_branching import Decisions, classes, compatible
+from anonratio.exact.kanonymity.columns import KAnonData, Timeout, enumerate_groups, incidence
+from anonratio.exact.kanonymity.incumbents import group_cost
+
+__all__ = ["MasterColumns", "GroupPricer", "RC_TOL"]
+
+#: a column enters the master when its reduced cost is below ``-RC_TOL`` (objective units; SCIP's
+#: dual feasibility tolerance)
+RC_TOL = 1e-7
+
+#: groups the exhaustive (filtered) pricing enumerates at most before giving up on a node
+MAX_ENUMERATED = 500_000
+
+#: the smoothing's weight of the center at each node's first pricing round (Wentges)
+ALPHA = 0.5
+
+
+class MasterColumns:
+    """The rows and columns of the master (see the module docstring).
+
+    Parameters
+    ----------
+    model : pyscipopt.Model
+        Before ``optimize``: the rows are added to it.
+    d : KAnonData
+    big : float
+        Cost of one artificial copy (objective units).
+    """
+
+    def __init__(self, model, d: KAnonData, big: float) -> None:
+        self.model, self.d, self.big = model, d, float(big)
+        self.u, self.width = d.u, d.width
+        self.single = d.counts == 1
+        self.rows = [
+            model.addCons(Expr() == float(c), name=f"cover_{i}", modifiable=True)
+            for i, c in enumerate(d.counts)
+        ]
+        self.group_vars: list = []  # groups and deletions, in column order
+        self._members: list[np.ndarray] = []
+        self.cost: list[float] = []
+        self.keys: set[bytes] = set()
+        self.deletion: dict[int, int] = {}  # unique record -> its deletion column
+        self.artificials: dict[tuple[int, ...], object] = {}
+        self._cache: tuple[int, np.ndarray, object] | None = None
+        for i in range(self.u):
+            self.add_artificial((i,), priced=False)
+        if d.instance.row_deletion:
+            for i in range(self.u):
+                row = np.full(self.width, -1, np.int64)
+                row[0] = i
+                self.deletion[i] = len(self.group_vars)
+                self._add(row, d.del_coef, int(d.counts[i]), priced=False)
+
+    def transform(self) -> None:
+        """Swap the rows and the columns added before ``optimize`` for SCIP's transformed ones
+        (pricing and branching read those)."""
+        m = self.model
+        self.rows = [m.getTransformedCons(c) for c in self.rows]
+        self.group_vars = [m.getTransformedVar(v) for v in self.group_vars]
+        self.artificials = {s: m.getTransformedVar(v) for s, v in self.artificials.items()}
+
+    def add_groups(self, members: np.ndarray, cost: np.ndarray, *, priced: bool) -> int:
+        """Add the groups (rows of unique-record ids, padded with -1) not in the master yet;
+        the number added."""
+        added = 0
+        for row, c in zip(np.asarray(members, np.int64), cost, strict=True):
+            if row.tobytes() in self.keys:
+                continue
+            ids, mult = np.unique(row[row >= 0], return_counts=True)
+            self._add(row, float(c), int(np.min(self.d.counts[ids] // mult)), priced=priced)
+            added += 1
+        return added
+
+    def _add(self, row: np.ndarray, cost: float, ub: int, *, priced: bool) -> None:
+        var = self.model.addVar(vtype="I", lb=0.0, ub=ub, obj=cost, pricedVar=priced)
+        ids, mult = np.unique(row[row >= 0], return_counts=True)
+        for i, times in zip(ids, mult, strict=True):
+            self.model.addConsCoeff(self.rows[i], var, float(times))
+        self.keys.add(row.tobytes())
+        self.group_vars.append(var)
+        self._members.append(row)
+        self.cost.append(cost)
+
+    def add_artificial(self, records: tuple[int, ...], *, priced: bool) -> bool:
+        """The artificial column of ``records`` (one unique record, or a class of single
+        records), unless the master has it; whether it was added."""
+        if records in self.artificials:
+            return False
+        size = len(records)
+        ub = int(self.d.counts[records[0]]) if size == 1 else 1
+        var = self.model.addVar(vtype="I", lb=0.0, ub=ub, obj=self.big * size, pricedVar=priced)
+        for i in records:
+            self.model.addConsCoeff(self.rows[i], var, 1.0)
+        self.artificials[records] = var
+        return True
+
+    def artificial_vars(self) -> list:
+        return list(self.artificials.values())
+
+    def group_members(self) -> np.ndarray:
+        """The members of every group and deletion column, in column order, ``(N, width)``."""
+        return self._cached()[1]
+
+    def incidence(self):
+        """``A[i, G]`` over the group and deletion columns (CSR, u × N)."""
+        return self._cached()[2]
+
+    def _cached(self):
+        n = len(self._members)
+        if self._cache is None or self._cache[0] != n:
+            members = np.array(self._members, dtype=np.int64).reshape(n, self.width)
+            self._cache = (n, members, incidence(members, self.u))
+        return self._cache
+
+    def prices(self) -> np.ndarray:
+        """The rows' dual values at the current node's master LP."""
+        return np.array([self.model.getDualsolLinear(c) for c in self.rows])
+
+    def farkas(self) -> np.ndarray:
+        return np.array([self.model.getDualfarkasLinear(c) for c in self.rows])
+
+
+class GroupPricer(Pricer):
+    """Reduced-cost pricing of groups at each node (see the module docstring).
+
+    Parameters
+    ----------
+    master : MasterColumns
+    decisions : Decisions
+    lattice : BoxLattice or None
+        Price over the lattice when given, else by enumeration from representatives.
+    deadline : float
+        A ``perf_counter`` reading: past it the pricer stops (``DIDNOTRUN``).
+    max_new : int
+        Groups added per pricing round at most (those of least reduced cost).
+    """
+
+    def __init__(
+        self,
+        master: MasterColumns,
+        decisions: Decisions,
+        lattice: BoxLattice | None,
+        *,
+        deadline: float,
+        max_new: int,
+    ) -> None:
+        self.master, self.decisions, self.lattice = master, decisions, lattice
+        self.deadline, self.max_new = deadline, max_new
+        self.center = master.d.nn.astype(float)  # dual-feasible prices: the smoothing's center
+        self.center_bound = float(self.center @ master.d.counts)
+        self.alpha, self._node = ALPHA, -1
+        self.rounds = 0
+        self.exhaustive = 0  # rounds that fell back on the filtered enumeration
+        self.gave_up = 0  # rounds that could not prove their node's master solved
+        self.seconds = 0.0
+
+    def pricerinit(self):
+        self.master.transform()
+
+    def pricerfarkas(self):
+        """The master is infeasible only where the branching cut off every artificial column
+        of a record: add the artificial columns of the node's classes. With them in the
+        master, an infeasible master means a column's branching bounds conflict, which no new
+        column repairs."""
+        here = self.decisions.at(self.model.getCurrentNode())
+        for records in classes(here):
+            self.master.add_artificial(records, priced=True)
+        return {"result": SCIP_RESULT.SUCCESS}
+
+    def pricerredcost(self):
+        t0 = perf_counter()
+        try:
+            return self._price()
+        except Timeout:  # the enumeration met the deadline: nothing proven at this node
+            return {"result": SCIP_RESULT.DIDNOTRUN}
+        finally:
+            self.seconds += perf_counter() - t0
+
+    def _price(self):
+        self.rounds += 1
+        master, d = self.master, self.master.d
+        here = self.decisions.at(self.model.getCurrentNode())
+        for records in classes(here):
+            master.add_artificial(records, priced=True)
+        if perf_counter() > self.deadline:
+            return {"result": SCIP_RESULT.DIDNOTRUN}
+        y = master.prices()
+        out: dict = {"result": SCIP_RESULT.SUCCESS}
+        if self.lattice is not None:
+            if self._smoothed(y, here, out):
+                return out
+            priced = self.lattice.price(
+                y / d.scale, max_columns=self.max_new, tol=RC_TOL / d.scale, deadline=self.deadline
+            )
+            if priced is None:
+                return {"result": SCIP_RESULT.DIDNOTRUN}
+            members = priced.members
+            out["lowerbound"] = max(
+                out.get("lowerbound", -np.inf), self._lagrangian(y, d.scale * priced.shift)
+            )
+            exhaustive = False  # the best group of each box, not every negative one
+        else:
+            found, _, exhaustive = enumerate_groups(
+                d, y, -RC_TOL, max_columns=self.max_new, deadline=self.deadline
+            )
+            members = found.members
+        if self._take(members, y, here):
+            return out
+        if not len(members) or exhaustive:
+            return out  # no negative group anywhere: the node's master is solved
+        # every negative group found breaks a decision or is in the master already
+        self.exhaustive += 1
+        found, _, exhaustive = enumerate_groups(
+            d, y, -RC_TOL, max_columns=MAX_ENUMERATED, deadline=self.deadline
+        )
+        if self._take(found.members, y, here) or exhaustive:
+            return out
+        self.gave_up += 1
+        return {"result": SCIP_RESULT.DIDNOTRUN}
+
+    def _smoothed(self, y: np.ndarray, here, out: dict) -> bool:
+        """Price at ``alpha * center + (1 − alpha) * y`` (Wentges); whether it found groups of
+        negative reduced cost at ``y`` (else ``alpha`` drops and ``y`` itself is priced). Its
+        Lagrangian bound goes to ``out``, and its dual-feasible prices become the center when
+        they prove more."""
+        node = self.model.getCurrentNode().getNumber()
+        if node != self._node:
+            self._node, self.alpha = node, ALPHA
+        if self.alpha <= 0:
+            return False
+        d, lattice = self.master.d, self.lattice
+        assert lattice is not None  # smoothing runs with the lattice pricing only
+        point = self.alpha * self.center + (1 - self.alpha) * y
+        priced = lattice.price(
+            point / d.scale, max_columns=self.max_new, tol=RC_TOL / d.scale, deadline=self.deadline
+        )
+        if priced is None:
+            return False
+        shift = min(0.0, d.scale * priced.shift)
+        if d.instance.row_deletion:
+            shift = min(shift, float(np.min(d.del_coef - point)))
+        bound = float(point @ d.counts) + float(d.counts.sum()) * shift
+        if bound > self.center_bound:
+            self.center, self.center_bound = point + shift, bound
+        out["lowerbound"] = self._lagrangian(point, d.scale * priced.shift)
+        if self._take(priced.members, y, here):
+            return True
+        self.alpha = max(0.0, self.alpha - 0.25)
+        return False
+
+    def _take(self, members: np.ndarray, y: np.ndarray, here) -> bool:
+        """Add the new, compatible groups of negative reduced cost among ``members`` (the
+        ``max_new`` most negative); whether any was added."""
+        if not len(members):
+            return False
+        master, d = self.master, self.master.d
+        cost = group_cost(d, members)
+        rc = cost - np.where(members >= 0, y[np.maximum(members, 0)], 0.0).sum(axis=1)
+        keep = (rc < -RC_TOL) & compatible(members, here)
+        keep &= np.array([row.tobytes() not in master.keys for row in members])
+        if not keep.any():
+            return False
+        idx = np.flatnonzero(keep)
+        idx = idx[np.argsort(rc[idx], kind="stable")[: self.max_new]]
+        return master.add_groups(members[idx], cost[idx], priced=True) > 0
+
+    def _lagrangian(self, y: np.ndarray, shift: float) -> float:
+        """``y·c + n min(0, s)``: ``s`` the least reduced cost per copy over the groups
+        (``shift``), the deletions and the artificial columns; a bound on the node's master."""
+        master, d = self.master, self.master.d
+        s = min(0.0, shift)
+        if d.instance.row_deletion:
+            s = min(s, float(np.min(d.del_coef - y)))
+        for records in master.artificials:
+            s = min(s, master.big - float(y[list(records)].mean()))
+        return float(y @ d.counts) + float(d.counts.sum()) * s
