@@ -105,7 +105,7 @@ def test_until_a_deadline_stops_there_or_gives_the_whole_greedy():
 
 def test_a_generator_seed_is_recorded_as_none():
     # a Solution records an integer seed or None (check_seed), never the Generator object
-    inst, _ = generate("kanon-random", seed=1, n=12, k=3)  # any size will do
+    inst, _ = generate("kanon-binary", seed=1, n=12, k=3)  # any table will do
     assert box_greedy(inst, seed=np.random.default_rng(0)).seed is None
     assert box_greedy_until(inst, np.inf, seed=np.random.default_rng(0)).seed is None
     assert box_greedy(inst, seed=7).seed == 7

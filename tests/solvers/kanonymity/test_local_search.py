@@ -137,6 +137,6 @@ def test_the_box_greedy_start_ends_at_the_time_limit():
 
 def test_a_generator_seed_is_recorded_as_none():
     # a Solution records an integer seed or None (check_seed), never the Generator object
-    inst, _ = generate("kanon-random", seed=1, n=12, k=3)  # any size will do
+    inst, _ = generate("kanon-binary", seed=1, n=12, k=3)  # any table will do
     assert local_search(inst, seed=np.random.default_rng(0)).seed is None
     assert local_search(inst, seed=7).seed == 7
