@@ -5,7 +5,9 @@ keys is a ``np.bincount`` while their span is small and a hash table otherwise
 (:func:`factorize`). :func:`distinct_rows` gives the distinct rows of a code matrix in
 lexicographic order, as ``np.unique(axis=0)`` does, from such keys. :func:`k_suppressed` is the
 check of ``k``-anonymity alone on the rows of a frequency set: the tuples in classes of fewer
-than ``k``, counted without building the set unless it is kept.
+than ``k``, counted without building the set unless it is kept. :class:`BlockKeys` holds the keys
+of blocks of attributes over the table's distinct rows, from which a node's key is combined;
+:class:`SourceCache` holds computed sets for Samarati and Incognito to roll new ones up from.
 """
 
 from __future__ import annotations
