@@ -8,8 +8,11 @@ The set-partitioning master over groups of ``k .. 2k − 1`` copies
   that keep every node feasible (:mod:`~anonratio.exact.kanonymity.bpc_master`).
 - *Pricing*: the project's exact pricing at every node's row prices, over the generalization
   lattice or from representatives, filtered by the node's branching decisions
-  (:class:`~anonratio.exact.kanonymity.bpc_master.GroupPricer`); no dual stabilization (SCIP's
-  LP prices are used as they are).
+  (:class:`~anonratio.exact.kanonymity.bpc_master.GroupPricer`). At the root the lattice pricing
+  first prices a Wentges-smoothed point between the best Lagrangian prices and SCIP's; below
+  the root SCIP's prices are used as they are. Once the root is solved, the groups within reach
+  of its bound form a pool (:mod:`~anonratio.exact.kanonymity.bpc_pool`) that prices a node by
+  one product whenever it provably holds every group that could enter; the sweep runs otherwise.
 - *Branching*: Ryan–Foster on "records ``i`` and ``j`` share a group", falling back on a
   column's bound where duplicates leave no fractional pair
   (:mod:`~anonratio.exact.kanonymity.bpc_branching`).
@@ -160,7 +163,10 @@ class _Run:
         # any partition costs at most `limit`; an artificial copy alone costs more
         self.master = MasterColumns(m, d, big=limit + 1.0)
         self.master.add_groups(inc.columns.members, inc.columns.cost, priced=False)
-        for start in (nn_groups(d, deadline=deadline), initial_pool(d, deadline=deadline)):
+        for start in (
+            nn_groups(d, deadline=deadline),
+            initial_pool(d, deadline=deadline, max_columns=10 * d.u),
+        ):
             self.master.add_groups(start.members, start.cost, priced=False)
         use_lattice = LATTICE_MIN_UNIQUE <= d.u and lattice_nodes(d.instance) * d.u <= (
             MAX_LATTICE_WORK
@@ -280,6 +286,9 @@ class _Run:
             "pricing_s": p.seconds,
             "pricing_enumerations": p.exhaustive,
             "pricing_unproven": p.gave_up,
+            "pricing_by_pool": p.pool_rounds,
+            "pool_columns": None if p.pool is None else len(p.pool),
+            "pool_delta": None if p.pool is None else p.pool.delta / d.scale,
             "ryan_foster": self.decisions.ryan_foster,
             "column_branchings": self.decisions.on_columns,
             "columns_fixed": self.prop.fixed,

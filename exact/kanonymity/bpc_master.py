@@ -20,7 +20,10 @@ enumerates every group of negative reduced cost and filters those; only an exhau
 that finds none proves the node's master solved (``SUCCESS``); a capped one reports
 ``DIDNOTRUN``, and SCIP then keeps the parent's bound for the node. The lattice pricing also
 gives the Lagrangian bound ``y·c + n min(0, least reduced cost per copy)`` (deletions and
-artificials included), valid for the node's master whatever its decisions.
+artificials included), valid for the node's master whatever its decisions. At the root it first
+prices a Wentges-smoothed point between the best such prices and SCIP's, and once the root is
+solved it builds the reduced-cost pool (:mod:`~anonratio.exact.kanonymity.bpc_pool`), which then
+prices a node alone whenever it provably can.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from pyscipopt import SCIP_RESULT, Expr, Pricer
 
 from anonratio.exact.kanonymity.box_pricing import BoxLattice
 from anonratio.exact.kanonymity.bpc_branching import Decisions, classes, compatible
+from anonratio.exact.kanonymity.bpc_pool import ReducedCostPool, build_pool
 from anonratio.exact.kanonymity.columns import KAnonData, Timeout, enumerate_groups, incidence
 from anonratio.exact.kanonymity.incumbents import group_cost
 
@@ -182,6 +186,9 @@ class GroupPricer(Pricer):
         self.center = master.d.nn.astype(float)  # dual-feasible prices: the smoothing's center
         self.center_bound = float(self.center @ master.d.counts)
         self.alpha, self._node = ALPHA, -1
+        self.pool: ReducedCostPool | None = None
+        self.pool_tried = False
+        self.pool_rounds = 0  # rounds the pool alone priced
         self.rounds = 0
         self.exhaustive = 0  # rounds that fell back on the filtered enumeration
         self.gave_up = 0  # rounds that could not prove their node's master solved
@@ -219,6 +226,13 @@ class GroupPricer(Pricer):
             return {"result": SCIP_RESULT.DIDNOTRUN}
         y = master.prices()
         out: dict = {"result": SCIP_RESULT.SUCCESS}
+        if self.pool is not None:
+            pool = self.pool
+            if self._take(pool.members[pool.negative(y, RC_TOL)], y, here) or pool.covers(
+                y, self.model.getPrimalbound()
+            ):
+                self.pool_rounds += 1
+                return out
         if self.lattice is not None:
             if self._smoothed(y, here, out):
                 return out
@@ -231,25 +245,44 @@ class GroupPricer(Pricer):
             out["lowerbound"] = max(
                 out.get("lowerbound", -np.inf), self._lagrangian(y, d.scale * priced.shift)
             )
-            exhaustive = False  # the best group of each box, not every negative one
+            exhaustive, shift = False, d.scale * priced.shift  # each box's best group only
         else:
             found, _, exhaustive = enumerate_groups(
                 d, y, -RC_TOL, max_columns=self.max_new, deadline=self.deadline
             )
-            members = found.members
+            members, shift = found.members, -RC_TOL / d.k
         if self._take(members, y, here):
             return out
-        if not len(members) or exhaustive:
-            return out  # no negative group anywhere: the node's master is solved
+        if not len(members) or exhaustive:  # no negative group anywhere: the master is solved
+            if not here and not self.pool_tried:
+                self._build_pool(y, shift)
+            return out
         # every negative group found breaks a decision or is in the master already
         self.exhaustive += 1
         found, _, exhaustive = enumerate_groups(
             d, y, -RC_TOL, max_columns=MAX_ENUMERATED, deadline=self.deadline
         )
-        if self._take(found.members, y, here) or exhaustive:
+        if self._take(found.members, y, here):
+            return out
+        if exhaustive:  # no new negative group: the node's master is solved
+            if not here and not self.pool_tried:
+                self._build_pool(y, -RC_TOL / d.k)
             return out
         self.gave_up += 1
         return {"result": SCIP_RESULT.DIDNOTRUN}
+
+    def _build_pool(self, y: np.ndarray, shift: float) -> None:
+        """The root's pool (:mod:`~anonratio.exact.kanonymity.bpc_pool`) at the root's prices
+        made dual feasible (``y`` shifted by the least reduced cost per copy, ``shift``)."""
+        self.pool_tried = True
+        d = self.master.d
+        s = min(0.0, shift)
+        if d.instance.row_deletion:
+            s = min(s, float(np.min(d.del_coef - y)))
+        pi0 = y + s
+        gap = self.model.getPrimalbound() - float(pi0 @ d.counts)
+        if np.isfinite(gap) and gap > 0:
+            self.pool = build_pool(d, self.lattice, pi0, gap, deadline=self.deadline)
 
     def _smoothed(self, y: np.ndarray, here, out: dict) -> bool:
         """Price at ``alpha * center + (1 − alpha) * y`` (Wentges); whether it found groups of
@@ -259,7 +292,7 @@ class GroupPricer(Pricer):
         node = self.model.getCurrentNode().getNumber()
         if node != self._node:
             self._node, self.alpha = node, ALPHA
-        if self.alpha <= 0:
+        if self.alpha <= 0 or here:  # at the root only: a node's prices start near its parent's
             return False
         d, lattice = self.master.d, self.lattice
         assert lattice is not None  # smoothing runs with the lattice pricing only
