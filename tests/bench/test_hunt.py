@@ -66,11 +66,11 @@ def test_instances_stay_within_twice_the_starting_size(tmp_path, monkeypatch):
 
 
 def test_a_seed_gives_the_same_hunt(tmp_path):
-    a = hunt("forest", params={"k": 3}, size=7, steps=25, seed=4, out=tmp_path / "a")
-    b = hunt("forest", params={"k": 3}, size=7, steps=25, seed=4, out=tmp_path / "b")
+    a = hunt("forest", params={"k": 3}, size=7, steps=12, seed=4, out=tmp_path / "a")
+    b = hunt("forest", params={"k": 3}, size=7, steps=12, seed=4, out=tmp_path / "b")
     assert _rows(tmp_path / "a") == _rows(tmp_path / "b")
     assert a.summary() | {"out": None} == b.summary() | {"out": None}
-    c = hunt("forest", params={"k": 3}, size=7, steps=25, seed=5)
+    c = hunt("forest", params={"k": 3}, size=7, steps=12, seed=5)
     assert c.summary()["worst_instance"] != a.summary()["worst_instance"] or c.steps == a.steps
 
 
@@ -263,12 +263,12 @@ def test_library_is_never_written_into_an_installed_package(tmp_path, monkeypatc
 
 def test_library_goes_to_the_checkout_or_the_given_folder(tmp_path, monkeypatch, capsys):
     library = _fake_checkout(tmp_path, monkeypatch)
-    assert main([*HUNT_ARGV, "--steps", "20", "--library", "--json"]) == 0
+    assert main([*HUNT_ARGV, "--steps", "10", "--library", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["library"] is True and doc["library_dir"] == str(library)
     assert load_instance(library / "factor-2.json")[1]["ratio"] == doc["worst_ratio"]
     mine = tmp_path / "mine"
-    assert main([*HUNT_ARGV, "--steps", "20", "--library", str(mine)]) == 0
+    assert main([*HUNT_ARGV, "--steps", "10", "--library", str(mine)]) == 0
     assert f"library      kept in {mine}" in capsys.readouterr().out
     assert (mine / "factor-2.json").exists()
     (tmp_path / "a-file").write_text("")
