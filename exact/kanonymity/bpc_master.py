@@ -320,6 +320,7 @@ class GroupPricer(Pricer):
         if not len(members):
             return False
         master, d = self.master, self.master.d
+        members = np.asarray(members, dtype=np.int64)  # the master's keys are int64 rows
         cost = group_cost(d, members)
         rc = cost - np.where(members >= 0, y[np.maximum(members, 0)], 0.0).sum(axis=1)
         keep = (rc < -RC_TOL) & compatible(members, here)

@@ -62,13 +62,18 @@ def test_agrees_with_cpsat_and_highs(seed):
     assert sol.info["pricer"] == "enumeration" and sol.info["nodes"] > 1
 
 
-def test_lattice_pricing_agrees_with_cpsat(monkeypatch):
-    # the lattice pricing (from 100 unique records by default) on a small table
+@pytest.mark.parametrize(("seed", "k", "row_deletion"), [(1, 2, False), (3, 3, True)])
+def test_lattice_pricing_agrees_with_cpsat(monkeypatch, seed, k, row_deletion):
+    # the lattice pricing (from 100 unique records by default) on a small table; with row
+    # deletion the optimum of seed 3 deletes a record
     monkeypatch.setattr(bpc, "LATTICE_MIN_UNIQUE", 0)
-    instance, _ = generate("kanon-random", seed=1, n=16, m=3, k=2)
+    kw = {"n": 16, "m": 3, "k": k, "row_deletion": row_deletion}
+    instance, _ = generate("kanon-random", seed=seed, **kw)
     sol = solve_bpc(instance, time_limit=120)
     assert sol.info["pricer"] == "lattice"
+    assert sol.info["nodes"] == 1 or sol.info["pricing_by_pool"] > 0  # a tree: the pool priced
     check_optimal(instance, sol, solve_cpsat(instance, time_limit=60).objective)
+    assert (sol.labels < 0).any() == row_deletion
 
 
 def test_limited_run_reports_a_valid_bound():
