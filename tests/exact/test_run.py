@@ -203,6 +203,9 @@ def test_cpsat_never_takes_over_sigint():
 
 _SIGINT_AFTER_A_SOLVE = """
 import os, signal, time
+# Python's own handler, as in a foreground process (a shell starts background jobs with SIGINT
+# ignored, and Python then keeps it ignored)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from ortools.sat.python import cp_model
 from anonratio.exact.run import run_cpsat
 model = cp_model.CpModel()
