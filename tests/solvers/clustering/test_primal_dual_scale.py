@@ -102,6 +102,7 @@ def test_same_clusters_as_all_pairs_growth_on_random_instances(seed):
     assert_same_growth(inst.distances, inst.facility, lam=float(rng.integers(1, 4)), m=m)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("n", "scale"), [(3000, 0.05), (2000, 1.0), (1500, 0.0)])
 def test_same_clusters_as_all_pairs_growth_on_thousands_of_points(n, scale):
     rng = np.random.default_rng(n)

@@ -130,6 +130,7 @@ def test_validation():
         matching(two_value_instance(0, n=6), seed=-1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("d", "card"), [(3, 3), (8, 20)])
 def test_scales_to_10000_records(d, card):
     # measured, not asserted: 10,000 records take well under a second with few QI-groups (d=3,
