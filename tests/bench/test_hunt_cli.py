@@ -31,6 +31,9 @@ def test_sigint_after_cpsat_solves_exits_130_with_the_message(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        # SIGINT at its default, as in a foreground process: a shell starts background jobs
+        # with SIGINT ignored, and a Python started so keeps it ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         end = time.monotonic() + 60
