@@ -86,7 +86,7 @@ class MasterColumns:
                 row = np.full(self.width, -1, np.int64)
                 row[0] = i
                 self.deletion[i] = len(self.group_vars)
-                self._add(row, d.del_coef, int(d.counts[i]), priced=False)
+                self._add(row, d.del_coef, priced=False)
 
     def transform(self) -> None:
         """Swap the rows and the columns added before ``optimize`` for SCIP's transformed ones
@@ -103,13 +103,14 @@ class MasterColumns:
         for row, c in zip(np.asarray(members, np.int64), cost, strict=True):
             if row.tobytes() in self.keys:
                 continue
-            ids, mult = np.unique(row[row >= 0], return_counts=True)
-            self._add(row, float(c), int(np.min(self.d.counts[ids] // mult)), priced=priced)
+            self._add(row, float(c), priced=priced)
             added += 1
         return added
 
-    def _add(self, row: np.ndarray, cost: float, ub: int, *, priced: bool) -> None:
-        var = self.model.addVar(vtype="I", lb=0.0, ub=ub, obj=cost, pricedVar=priced)
+    def _add(self, row: np.ndarray, cost: float, *, priced: bool) -> None:
+        # no upper bound: the rows imply z_G <= c_i / mult_G(i), and a bound would let a column
+        # sit at it with a negative reduced cost, which the pricing could not tell from a new one
+        var = self.model.addVar(vtype="I", lb=0.0, ub=None, obj=cost, pricedVar=priced)
         ids, mult = np.unique(row[row >= 0], return_counts=True)
         for i, times in zip(ids, mult, strict=True):
             self.model.addConsCoeff(self.rows[i], var, float(times))
@@ -124,8 +125,7 @@ class MasterColumns:
         if records in self.artificials:
             return False
         size = len(records)
-        ub = int(self.d.counts[records[0]]) if size == 1 else 1
-        var = self.model.addVar(vtype="I", lb=0.0, ub=ub, obj=self.big * size, pricedVar=priced)
+        var = self.model.addVar(vtype="I", lb=0.0, ub=None, obj=self.big * size, pricedVar=priced)
         for i in records:
             self.model.addConsCoeff(self.rows[i], var, 1.0)
         self.artificials[records] = var

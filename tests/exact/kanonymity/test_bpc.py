@@ -44,7 +44,7 @@ def test_ryan_foster_branching_reaches_the_optimum(kx):
 
 def test_identical_records_branch_on_columns(kx):
     # duplicates leave no fractional pair of single records: the rule branches on a column
-    instance = kx.random_instance(109, n_max=10)
+    instance = kx.random_instance(146, n_max=10)
     assert len(instance.unique_records[2]) < instance.n
     sol = solve_bpc(instance, time_limit=60)
     check_optimal(instance, sol, kx.brute_force(instance))
