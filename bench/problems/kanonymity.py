@@ -3,7 +3,7 @@ instance families and its algorithms, each declared once.
 
 Algorithms: FOREST + DECOMPOSE-COMPONENT (§4), the minimum-weight [1,2]-factor for k = 2 (§5) and
 the minimum-weight 2-factor for k = 3 (§6), beside the exact set-partitioning model solved by
-CP-SAT, HiGHS and CBC (``kanon-cpsat``, ``kanon-highs``, ``kanon-cbc``).
+CP-SAT, HiGHS, CBC and SCIP (``kanon-cpsat``, ``kanon-highs``, ``kanon-cbc``, ``kanon-bpc``).
 
 References
 ----------
@@ -29,6 +29,7 @@ from anonratio.instances.adult import ADULT_QI
 solve_cbc = lazy("anonratio.exact.kanonymity:solve_cbc")
 solve_cpsat = lazy("anonratio.exact.kanonymity:solve_cpsat")
 solve_highs = lazy("anonratio.exact.kanonymity:solve_highs")
+solve_bpc = lazy("anonratio.exact.kanonymity:solve_bpc")
 certify = lazy("anonratio.exact.kanonymity.certified:certify")
 alpha_k_topdown = lazy("anonratio.solvers.kanonymity.alpha_k_topdown:alpha_k_topdown")
 alpha_k_requires = lazy("anonratio.solvers.kanonymity.alpha_k_topdown:requires_sensitive")
@@ -189,6 +190,15 @@ def _best_known_hint(instance, seed=None, time_limit=HINT_MAX_S):
     greedy's partitions, for its share of the run's ``time_limit`` (at most ``HINT_MAX_S``)."""
     return local_search(instance, seed=seed, time_limit=min(HINT_MAX_S, time_limit))
 
+
+#: what the exact models of the set-partitioning formulation share
+_EXACT: dict[str, Any] = {
+    "problem": NAME,
+    "kind": "exact",
+    "guarantee": exact_guarantee,
+    "guarantee_text": "1 (exact)",
+    "hint": _best_known_hint,
+}
 
 #: Samarati, Incognito and Flash enumerate the generalization lattice: they refuse a huge one
 _small_lattice = lazy("anonratio.solvers.kanonymity.lattice_search:small_lattice")
@@ -386,37 +396,33 @@ ALGORITHMS = (
     ),
     Algorithm(
         name="kanon-cpsat",
-        problem=NAME,
-        kind="exact",
         function=solve_cpsat,
-        guarantee=exact_guarantee,
-        guarantee_text="1 (exact)",
         source="CP-SAT set-partitioning model over groups of k..2k-1 records "
         "(anonratio.exact.kanonymity)",
         complexity="exponential (clause learning / branch and bound)",
-        hint=_best_known_hint,
+        **_EXACT,
     ),
     Algorithm(
         name="kanon-highs",
-        problem=NAME,
-        kind="exact",
         function=solve_highs,
-        guarantee=exact_guarantee,
-        guarantee_text="1 (exact)",
         source="set-partitioning ILP solved by HiGHS through PuLP (anonratio.exact.kanonymity)",
         complexity="exponential (branch and bound)",
-        hint=_best_known_hint,
+        **_EXACT,
     ),
     Algorithm(
         name="kanon-cbc",
-        problem=NAME,
-        kind="exact",
         function=solve_cbc,
-        guarantee=exact_guarantee,
-        guarantee_text="1 (exact)",
         source="set-partitioning ILP solved by CBC through PuLP (anonratio.exact.kanonymity)",
         complexity="exponential (branch and bound)",
-        hint=_best_known_hint,
+        **_EXACT,
+    ),
+    Algorithm(
+        name="kanon-bpc",
+        function=solve_bpc,
+        source="branch and price on SCIP: set-partitioning master, lattice pricing, Ryan-Foster "
+        "branching on records sharing a group (anonratio.exact.kanonymity.bpc)",
+        complexity="exponential (branch and price; one pricing sweep of O(n_L u log u) per round)",
+        **_EXACT,
     ),
 )
 

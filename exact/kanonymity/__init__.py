@@ -1,5 +1,6 @@
 """Exact k-anonymity: set partitioning over groups of k..2k-1 records, solved by CP-SAT or by
-HiGHS / CBC through PuLP (column generation, reduced-cost fixing, hints).
+HiGHS / CBC through PuLP (column generation, reduced-cost fixing, hints), or by branch and price
+on SCIP.
 
 ``solve_k_anonymity(instance, method=...)`` takes the model's registry name (a key of
 :data:`METHODS`) or the solver function itself.
@@ -13,13 +14,20 @@ from typing import Any
 from anonratio.instances import KAnonymityInstance, Solution
 from anonratio.instances.validation import dispatch
 
+from .bpc import solve_bpc
 from .cpsat import solve_cpsat
 from .ilp import solve_cbc, solve_highs
 
-__all__ = ["solve_k_anonymity", "METHODS", "solve_cpsat", "solve_highs", "solve_cbc"]
+__all__ = ["solve_k_anonymity", "METHODS", "solve_cpsat", "solve_highs", "solve_cbc", "solve_bpc"]
+
 
 #: registry name -> solver
-METHODS = {"kanon-cpsat": solve_cpsat, "kanon-highs": solve_highs, "kanon-cbc": solve_cbc}
+METHODS = {
+    "kanon-cpsat": solve_cpsat,
+    "kanon-highs": solve_highs,
+    "kanon-cbc": solve_cbc,
+    "kanon-bpc": solve_bpc,
+}
 
 
 def solve_k_anonymity(
@@ -33,7 +41,7 @@ def solve_k_anonymity(
     Parameters
     ----------
     instance : KAnonymityInstance
-    method : {"kanon-cpsat", "kanon-highs", "kanon-cbc"} or callable
+    method : {"kanon-cpsat", "kanon-highs", "kanon-cbc", "kanon-bpc"} or callable
         The model's registry name, or a solver itself (``method=solve_highs``).
     **kwargs
         ``time_limit`` (s), ``seed``, ``threads``, ``hint`` (a Solution or labels to start from),

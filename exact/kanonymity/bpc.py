@@ -31,11 +31,8 @@ import math
 from time import perf_counter
 
 import numpy as np
-from pyscipopt import SCIP_PARAMSETTING, SCIP_PROPTIMING, Model
 
 from anonratio.exact.kanonymity.box_pricing import BoxLattice, lattice_nodes
-from anonratio.exact.kanonymity.bpc_branching import DecisionPropagator, Decisions, RyanFoster
-from anonratio.exact.kanonymity.bpc_master import GroupPricer, MasterColumns
 from anonratio.exact.kanonymity.columns import Columns, Timeout, TooLarge, initial_pool, prepare
 from anonratio.exact.kanonymity.incumbents import (
     Incumbent,
@@ -151,6 +148,17 @@ class _Run:
     """The SCIP model of one run, its plugins, and the reading of its outcome."""
 
     def __init__(self, d, inc: Incumbent, limit: float, deadline: float, seed: int) -> None:
+        # SCIP and the plugins (which subclass its classes) load with the first run: importing
+        # this package for the CP-SAT or PuLP models does not import SCIP
+        from pyscipopt import SCIP_PARAMSETTING, SCIP_PROPTIMING, Model
+
+        from anonratio.exact.kanonymity.bpc_branching import (
+            DecisionPropagator,
+            Decisions,
+            RyanFoster,
+        )
+        from anonratio.exact.kanonymity.bpc_master import GroupPricer, MasterColumns
+
         self.d, self.inc, self.limit = d, inc, limit
         m = self.model = Model("kanon-bpc")
         m.hideOutput()

@@ -163,7 +163,7 @@ class BlockKeys:
             if j == len(cols) or span > BLOCK_COMBOS or wide >= 2**62:
                 self.blocks.append((start, j))
                 start = j
-        self.held: dict[tuple[int, tuple[int, ...]], tuple[np.ndarray, int]] = {}
+        self.held: dict[tuple[tuple[int, int], ...], tuple[np.ndarray, int]] = {}
         self.room = BLOCK_BYTES
 
     def columns(

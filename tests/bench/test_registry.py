@@ -47,6 +47,7 @@ KANON = [
     "kanon-cpsat",
     "kanon-highs",
     "kanon-cbc",
+    "kanon-bpc",
 ]
 
 
@@ -72,6 +73,7 @@ def test_registry_contents():
         "kanon-cpsat": "exact",
         "kanon-highs": "exact",
         "kanon-cbc": "exact",
+        "kanon-bpc": "exact",
     }
     for name in KANON:
         alg = REGISTRY[name]

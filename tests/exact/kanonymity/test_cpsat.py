@@ -220,7 +220,7 @@ def test_bad_parameters(kx, kwargs, message):
 
 
 def test_unknown_method(kx):
-    message = r"`method` must be one of \['kanon-cbc', 'kanon-cpsat', 'kanon-highs'\]"
+    message = r"`method` must be one of \['kanon-bpc', 'kanon-cbc', 'kanon-cpsat', 'kanon-highs'\]"
     for bad in ("gurobi", "cpsat"):  # the former name too
         with pytest.raises(ValueError, match=message):
             solve_k_anonymity(kx.binary_instance(8, 4, 2, seed=0), method=bad)
