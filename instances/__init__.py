@@ -12,8 +12,9 @@ a problem not yet imported imports it (:func:`~.base.instance_from_dict`).
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
+
+from anonratio.instances.lazy_exports import LazyExports
 
 if TYPE_CHECKING:  # the names below, for type checkers and readers
     from anonratio.instances.base import (
@@ -233,14 +234,12 @@ _WHERE = {
 }
 
 
+_EXPORTS = LazyExports(__name__, {name: f"{module}:{name}" for name, module in _WHERE.items()})
+
+
 def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value  # once loaded, a plain attribute
-    return value
+    return _EXPORTS.load(name)
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_WHERE])
+    return _EXPORTS.names()

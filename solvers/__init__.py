@@ -8,6 +8,8 @@ of an algorithm or the algorithm function itself (networkx ``flow/maxflow.py`` s
 
 from typing import Any
 
+from anonratio.instances.lazy_exports import LazyExports
+
 __all__ = [
     "k_anonymize",
     "cluster",
@@ -30,14 +32,12 @@ _FRONTS = {
     "partition_gps_rectangles": "gps_rectangles",
 }
 
+_EXPORTS = LazyExports(__name__, {f: f"{__name__}.{sub}:{f}" for f, sub in _FRONTS.items()})
+
 
 def __getattr__(name: str) -> Any:
-    if name in _FRONTS:
-        from importlib import import_module
-
-        return getattr(import_module(f"{__name__}.{_FRONTS[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _EXPORTS.load(name)
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_FRONTS])
+    return _EXPORTS.names()

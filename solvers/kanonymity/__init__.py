@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from anonratio.instances.lazy_exports import LazyExports
 from anonratio.instances.validation import dispatch
 
 if TYPE_CHECKING:
@@ -85,14 +86,15 @@ class _Methods(Mapping[str, Callable[..., "Solution"]]):
 METHODS: Mapping[str, Callable[..., Solution]] = _Methods()
 
 
+_EXPORTS = LazyExports(__name__, {m: f"{__name__}.{m}" for m in _MODULES})
+
+
 def __getattr__(name: str) -> Any:
-    if name in _MODULES:
-        return import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _EXPORTS.load(name)
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_MODULES])
+    return _EXPORTS.names()
 
 
 def k_anonymize(
