@@ -38,6 +38,7 @@ from typing import Literal
 import numpy as np
 
 from anonratio.instances.clustering.metric import BLOCK, PointMetric
+from anonratio.solvers.clustering.neighbour_rows import ranges
 
 __all__ = ["NeighbourLists", "DualGrowth", "neighbour_lists", "grow_duals", "growth_cap"]
 
@@ -166,18 +167,6 @@ def growth_cap(metric: PointMetric, facility: np.ndarray, lam: float, min_member
     return float(np.max(facility + (1.0 + lam) * d_min))
 
 
-def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The concatenation of ``arange(s, e)`` over the pairs (empty ranges allowed)."""
-    lens = np.maximum(ends - starts, 0)
-    total = int(lens.sum())
-    if total == 0:
-        return np.empty(0, dtype=np.int64)
-    keep = lens > 0
-    starts, lens = starts[keep], lens[keep]
-    offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
-    return np.arange(total, dtype=np.int64) + offsets
-
-
 class _Growth:
     """The mutable state of one run (points' states and duals, shut clusters, the heap)."""
 
@@ -221,7 +210,7 @@ class _Growth:
         shut = np.zeros(dst.size, dtype=bool)
         if hasattr(self, "nl"):
             old = np.diff(self.nl.ptr)
-            shut[_ranges(ptr[:-1], ptr[:-1] + old)] = self.shut
+            shut[ranges(ptr[:-1], ptr[:-1] + old)] = self.shut
         self.nl, self.shut = nl, shut
         self.cluster = last & (pos + 1 >= self.m)  # eliminated: fewer than m potential members
 
@@ -290,7 +279,7 @@ class _Growth:
         a = self.alpha[dead]
         starts = nl.ptr[dead]
         stops = nl.row_position(dead, a, side="right")  # neighbours within alpha_p of p
-        idx = _ranges(starts, stops)
+        idx = ranges(starts, stops)
         who = np.repeat(np.arange(dead.size), np.maximum(stops - starts, 0))
         return nl.nbr[idx].astype(np.int64), nl.dst[idx], a[who]
 
@@ -321,7 +310,7 @@ class _Growth:
         reach = np.full(self.f.size, -1, dtype=np.int64)
         np.maximum.at(reach, centers[hit], hi[hit])
         touched = np.flatnonzero(reach >= 0)
-        pts = nl.nbr[_ranges(nl.ptr[touched], reach[touched])]
+        pts = nl.nbr[ranges(nl.ptr[touched], reach[touched])]
         return np.unique(pts[self.state[pts] == _UNASSIGNED]).astype(np.int64)
 
     def _mark_shut(self, lo: np.ndarray, hi: np.ndarray) -> None:
@@ -336,7 +325,7 @@ class _Growth:
         fresh = np.ones(lo.size, dtype=bool)
         fresh[1:] = lo[1:] > reach[:-1]
         heads = np.flatnonzero(fresh)
-        self.shut[_ranges(lo[heads], np.maximum.reduceat(hi, heads))] = True
+        self.shut[ranges(lo[heads], np.maximum.reduceat(hi, heads))] = True
 
     def run(self) -> tuple[list[int], list[float], list[float], int]:
         centers: list[int] = []
