@@ -2,10 +2,10 @@
 same optimum as the exhaustive search and Incognito, the binary search on paths, clear errors."""
 
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kanon_examples import survey_instance
 
 from anonratio.instances import Hierarchy, KAnonymityInstance, Table, verify
 from anonratio.instances.errors import UnsupportedInstanceError
@@ -111,32 +111,7 @@ def test_binary_search_on_a_chain_checks_logarithmically_many_nodes():
 def test_with_a_suppression_budget_the_survey_example():
     """Ciriani et al. (2009), Example 3.2: k = 3, MaxSup = 2; Flash returns the exhaustive
     search's best node for every metric, suppressing at most 2 tuples."""
-    zips = ("22030", "22032", "22045", "22047")
-    zip_h = Hierarchy.from_rows([[z, z[:4] + "*", z[:3] + "**"] for z in zips])
-    mar_h = Hierarchy.from_rows(
-        [
-            ["married", "been_married", "*"],
-            ["widow", "been_married", "*"],
-            ["divorced", "been_married", "*"],
-            ["single", "never_married", "*"],
-        ]
-    )
-    sex_h = Hierarchy.from_rows([["F", "*"], ["M", "*"]])
-    rows = [
-        ("22030", "married", "F"),
-        ("22030", "married", "F"),
-        ("22032", "married", "F"),
-        ("22045", "married", "M"),
-        ("22045", "married", "M"),
-        ("22047", "widow", "M"),
-        ("22030", "divorced", "M"),
-        ("22032", "divorced", "M"),
-        ("22032", "divorced", "M"),
-        ("22045", "single", "F"),
-    ]
-    df = pd.DataFrame(rows, columns=["zip", "marital", "sex"])
-    table = Table.from_dataframe(df, hierarchies={"zip": zip_h, "marital": mar_h, "sex": sex_h})
-    inst = KAnonymityInstance(table, 3, "generalization", row_deletion=True)
+    inst = survey_instance()
     for metric in NODE_METRICS:
         a = flash(inst, max_suppression=0.2, metric=metric)
         b = exhaustive_lattice(inst, max_suppression=0.2, metric=metric)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kanon_examples import survey_instance
 
 from anonratio.instances import KAnonymityInstance, Table, verify
 from anonratio.instances.kanonymity import random_table
@@ -147,36 +148,7 @@ def test_published_cost_counts_levels_and_suppressed_tuples():
 def test_the_survey_example_of_samarati():
     """Ciriani et al. (2009), Example 3.2: k = 3, MaxSup = 2 on the table of Figure 1 returns
     the distance vector [1, 1, 0] (Zip one level up, MaritalStatus one level, Sex kept)."""
-    from anonratio.instances import Hierarchy
-
-    zips = ("22030", "22032", "22045", "22047")
-    zip_h = Hierarchy.from_rows([[z, z[:4] + "*", z[:3] + "**"] for z in zips])
-    mar_h = Hierarchy.from_rows(
-        [
-            ["married", "been_married", "*"],
-            ["widow", "been_married", "*"],
-            ["divorced", "been_married", "*"],
-            ["single", "never_married", "*"],
-        ]
-    )
-    sex_h = Hierarchy.from_rows([["F", "*"], ["M", "*"]])
-    rows = [
-        ("22030", "married", "F"),
-        ("22030", "married", "F"),
-        ("22032", "married", "F"),
-        ("22045", "married", "M"),
-        ("22045", "married", "M"),
-        ("22047", "widow", "M"),
-        ("22030", "divorced", "M"),
-        ("22032", "divorced", "M"),
-        ("22032", "divorced", "M"),
-        ("22045", "single", "F"),
-    ]
-    import pandas as pd
-
-    df = pd.DataFrame(rows, columns=["zip", "marital", "sex"])
-    table = Table.from_dataframe(df, hierarchies={"zip": zip_h, "marital": mar_h, "sex": sex_h})
-    inst = KAnonymityInstance(table, 3, "generalization", row_deletion=True)
+    inst = survey_instance()
     sol = samarati(inst, max_suppression=0.2, metric="precision")
     assert sol.info["levels"] == {"zip": 1, "marital": 1, "sex": 0}
     assert sol.info["suppressed"] <= 2
