@@ -23,6 +23,7 @@ import pandas as pd
 
 from anonratio.bench.experiments.paper_ldiv_kl import (
     check_kl_findings,
+    json_cell,
     kl_frame,
     kl_markdown,
     kl_means,
@@ -49,13 +50,6 @@ ALGORITHMS = ("tp", "tp-plus", "hilbert")
 _FAMILIES = ("ldiv-sal", "ldiv-adult")
 
 
-def _json(text: Any) -> dict[str, Any]:
-    try:
-        return json.loads(text) if isinstance(text, str) else dict(text or {})
-    except (TypeError, ValueError):
-        return {}
-
-
 def ldiv_frame(df: pd.DataFrame) -> pd.DataFrame:
     """The verified TP / TP+ / Hilbert runs on SAL-like or Adult tables, one row each; ``time_s``
     is the run's CPU time where the results record it (``clock``: ``CPU``), else its wall time."""
@@ -66,8 +60,8 @@ def ldiv_frame(df: pd.DataFrame) -> pd.DataFrame:
     d = d[d["verified"].astype(str).str.lower().isin(["true", "1"])]
     if d.empty:
         return pd.DataFrame()
-    params = d["family_params"].map(_json)
-    info = d["info"].map(_json) if "info" in d.columns else pd.Series([{}] * len(d), d.index)
+    params = d["family_params"].map(json_cell)
+    info = d["info"].map(json_cell) if "info" in d.columns else pd.Series([{}] * len(d), d.index)
     # a run's CPU seconds where the results have them (a loaded machine inflates wall times)
     cpu = pd.to_numeric(d["cpu_s"]) if "cpu_s" in d.columns else pd.Series(np.nan, d.index)
     return pd.DataFrame(

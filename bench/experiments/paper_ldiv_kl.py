@@ -19,7 +19,15 @@ import pandas as pd
 
 from anonratio.bench.report.plots import algorithm_color, new_figure
 
-__all__ = ["kl_frame", "kl_means", "kl_markdown", "check_kl_findings", "write_kl", "KL_ALGORITHMS"]
+__all__ = [
+    "kl_frame",
+    "kl_means",
+    "kl_markdown",
+    "check_kl_findings",
+    "write_kl",
+    "json_cell",
+    "KL_ALGORITHMS",
+]
 
 #: the algorithms of Figures 7-8
 KL_ALGORITHMS = ("tp-plus", "ldiv-tds")
@@ -28,7 +36,8 @@ _NAMES = {"tp-plus": "TP+", "ldiv-tds": "TDS"}
 _FIXED = {"l": ("d", 7), "d": ("l", 6)}
 
 
-def _json(text: Any) -> dict[str, Any]:
+def json_cell(text: Any) -> dict[str, Any]:
+    """A JSON column's cell as a dict (``{}`` when empty or not JSON)."""
     try:
         return json.loads(text) if isinstance(text, str) else dict(text or {})
     except (TypeError, ValueError):
@@ -43,11 +52,11 @@ def kl_frame(df: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame()
     d = df[(df["family"] == "ldiv-sal") & df["algorithm"].isin(KL_ALGORITHMS)]
     d = d[d["verified"].astype(str).str.lower().isin(["true", "1"])]
-    kl = d["utility"].map(lambda u: _json(u).get("kl-divergence"))
+    kl = d["utility"].map(lambda u: json_cell(u).get("kl-divergence"))
     d, kl = d[kl.notna()], kl[kl.notna()]
     if d.empty:
         return pd.DataFrame()
-    params = d["family_params"].map(_json)
+    params = d["family_params"].map(json_cell)
     return pd.DataFrame(
         {
             "algorithm": d["algorithm"],
