@@ -31,6 +31,7 @@ __all__ = [
     "suppression_counts",
     "domain_sizes",
     "published_recoding",
+    "suppression_recoding",
     "SOLUTION_METRICS",
 ]
 
@@ -133,11 +134,15 @@ def published_recoding(instance: LDiversityInstance, solution: Any) -> Recoding:
     """What a solution publishes: the generalization it returned (``solution.info["recoding"]``,
     TDS) or else its partition with every non-constant QI cell of a group suppressed."""
     rec = (solution.info or {}).get("recoding")
-    if rec is not None:
-        return rec
+    return rec if rec is not None else suppression_recoding(instance, solution.labels)
+
+
+def suppression_recoding(instance: LDiversityInstance, labels: ArrayLike) -> Recoding:
+    """The partition ``labels`` published by suppression: each group's non-constant QI cells
+    starred, as a :class:`~anonratio.instances.kanonymity.recoding.Recoding`."""
     table = instance.table
     view = SimpleNamespace(table=table, hierarchies=tuple(map(Hierarchy.suppression, table.values)))
-    return Recoding.from_partition(view, solution.labels, method="suppression")
+    return Recoding.from_partition(view, labels, method="suppression")
 
 
 def _of_solution(name: str) -> Callable[[Any, Any], float]:

@@ -50,16 +50,11 @@ class LEligibility(PrivacyModel):
 def _utility(instance: Any, labels: Any, names: tuple[str, ...]) -> dict[str, float]:
     """The utility metrics ``names`` of an l-diverse release: a local recoding by suppression
     (the average class size relative to k does not apply)."""
-    from types import SimpleNamespace
-
-    from anonratio.instances import Hierarchy
     from anonratio.instances.kanonymity.metrics import utility
-    from anonratio.instances.kanonymity.recoding import Recoding
+    from anonratio.solvers.ldiversity.metrics import suppression_recoding
 
-    table = instance.table
-    view = SimpleNamespace(table=table, hierarchies=tuple(map(Hierarchy.suppression, table.values)))
     wanted = [name for name in names if name != "c-avg"]
-    return utility(Recoding.from_partition(view, labels, method="suppression"), metrics=wanted)
+    return utility(suppression_recoding(instance, labels), metrics=wanted)
 
 
 class LDiversityPublisher(Publisher):
