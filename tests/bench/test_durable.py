@@ -246,10 +246,19 @@ def test_a_second_sweep_on_the_same_folder_is_refused(tmp_path):
         assert len(journal.load()) == _lines(out) >= 1
 
 
-def test_out_is_checked_before_any_work(tmp_path):
+def test_out_is_checked_before_any_work(tmp_path, capsys, monkeypatch):
+    """In process: the sweep (of the ``quick`` suite) never starts."""
+    from anonratio.bench.cli.parser import main
+    from anonratio.bench.engine import runner
+
+    def sweep(*args, **kwargs):
+        raise AssertionError("the sweep started before `--out` was checked")
+
+    monkeypatch.setattr(runner, "sweep", sweep)
     afile = tmp_path / "afile"
     afile.write_text("not a folder")
-    code, stdout, err = _run(afile / "sub", _tasks())
+    code = main(["run", "quick", "--out", str(afile / "sub"), "--jobs", "2"])
+    stdout, err = capsys.readouterr()
     assert code == 2 and stdout == ""
     assert err == f"anonratio: error: `--out` must be a folder, but '{afile}' is a file\n"
     with pytest.raises(ValueError, match="is a file"):

@@ -34,18 +34,23 @@ def test_an_unknown_name_is_an_attribute_error_naming_the_package():
     del sys.modules["lazy_pkg_b"]
 
 
-@pytest.mark.parametrize(
-    ("package", "name", "module"),
-    [
-        ("anonratio.solvers", "k_anonymize", "anonratio.solvers.kanonymity"),
-        ("anonratio.exact", "solve_ldiversity", "anonratio.exact.ldiversity"),
-        ("anonratio.solvers.kanonymity", "forest", "anonratio.solvers.kanonymity.forest"),
-        ("anonratio.instances", "verify", "anonratio.instances.base"),
-    ],
-)
-def test_the_packages_load_their_names_only_when_asked(package, name, module):
-    code = (
-        f"import sys, {package} as p; assert {module!r} not in sys.modules; "
-        f"p.{name}; assert {module!r} in sys.modules; assert {name!r} in dir(p)"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)
+#: (package, name, the module that name loads), in the order one interpreter checks them: a
+#: subpackage after its parent, whose check asserts the subpackage still unloaded
+LAZY = [
+    ("anonratio.instances", "verify", "anonratio.instances.base"),
+    ("anonratio.solvers", "k_anonymize", "anonratio.solvers.kanonymity"),
+    ("anonratio.solvers.kanonymity", "forest", "anonratio.solvers.kanonymity.forest"),
+    ("anonratio.exact", "solve_ldiversity", "anonratio.exact.ldiversity"),
+]
+
+
+def test_the_packages_load_their_names_only_when_asked():
+    """In one fresh interpreter, each package in turn: importing it leaves the module behind
+    its name unloaded, asking for the name loads it and lists the name."""
+    code = ["import importlib, sys"]
+    for package, name, module in LAZY:
+        code += [
+            f"p = importlib.import_module({package!r}); assert {module!r} not in sys.modules",
+            f"p.{name}; assert {module!r} in sys.modules; assert {name!r} in dir(p)",
+        ]
+    subprocess.run([sys.executable, "-c", "\n".join(code)], check=True)

@@ -42,10 +42,12 @@ assert scip.getStatus() == "optimal"
 print(solver.value(x), h.getInfo().objective_function_value, scip.getObjVal())
 """
 
+#: the order a sweep meets them in (CP-SAT's models first) in the default tier; the two other
+#: rotations, three seconds of fresh interpreter each, in the slow tier
 ORDERS = [
     ("ortools.sat.python.cp_model", "highspy", "pyscipopt"),
-    ("pyscipopt", "ortools.sat.python.cp_model", "highspy"),
-    ("highspy", "pyscipopt", "ortools.sat.python.cp_model"),
+    pytest.param(("pyscipopt", "ortools.sat.python.cp_model", "highspy"), marks=pytest.mark.slow),
+    pytest.param(("highspy", "pyscipopt", "ortools.sat.python.cp_model"), marks=pytest.mark.slow),
 ]
 
 
