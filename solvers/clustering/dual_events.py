@@ -55,6 +55,9 @@ UNASSIGNED_K = 16
 #: heap entries whose centers are asked for their nearest unassigned points in one query
 NEAR_BATCH = 64
 
+#: heap entries whose centers' rows are lengthened with a popped center's when they must be
+AHEAD = 256
+
 _UNASSIGNED, _IDLE, _DEAD = 0, 1, 2
 _INF = float("inf")
 
@@ -265,7 +268,20 @@ class _Events:
                     if best > low:
                         return low, -1
                     target = best * (1.0 + MARGIN)  # ... or past a near tie at its end
-            rows.ensure_one(v, target)
+            self._lengthen(v, target)
+
+    def _lengthen(self, v: int, target: float) -> None:
+        """Lengthen row ``v`` past ``target`` and, in the same batch, the rows of the centers
+        of the first :data:`AHEAD` heap entries (the next to come up) that are complete only
+        below the current time: their pops would lengthen them one by one (past their keys),
+        as no row that stops at or below ``t`` can decide a center."""
+        t = self.t
+        ahead = self.heap[:AHEAD]
+        centers = np.array([c for _, c in ahead], dtype=np.int64)
+        due = self.rows.bound[centers] <= t
+        floors = np.array([key for key, _ in ahead])[due]
+        centers = np.append(centers[due], v)
+        self.rows.ensure_each(centers, np.append(np.maximum(floors, t), target))
 
     # -----------------------------------------------------------------------------------------
     def open(self, v: int, k: int, cid: int) -> None:

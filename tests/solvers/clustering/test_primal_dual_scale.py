@@ -175,6 +175,34 @@ def test_one_row_lengthened_alone_as_in_a_batch(metric):
     assert stores[0].extensions == stores[1].extensions > 0
 
 
+@pytest.mark.parametrize("metric", ["euclidean", "manhattan", "hamming"])
+def test_rows_lengthened_together_as_one_by_one(metric):
+    """ensure_each writes, in batches, the rows, bounds and shut marks ensure_one writes for
+    each row alone, past each row's own radius (rows already long enough are left alone)."""
+    rng = np.random.default_rng(12)
+    pts = (
+        np.round(rng.random((400, 2)) * 9) / 9
+        if metric != "hamming"
+        else rng.integers(0, 3, (400, 3))
+    )
+    stores = [RowStore(PointMetric(pts, metric), t_max=0.8, min_len=1) for _ in range(2)]
+    for rows in stores:
+        rows.ensure(np.array([5]), 0.1)  # rows of different lengths: different steps
+        for v in (3, 5, 50):
+            rows.view(v)[2][: int(rows.length[v]) // 2] = True  # shut marks carry over
+    centers, radii = np.array([3, 5, 50, 7, 9]), np.array([0.05, 0.3, 0.4, 5.0, 0.0])
+    stores[0].ensure_each(centers, radii)
+    for v, radius in zip(centers.tolist(), radii.tolist(), strict=True):
+        stores[1].ensure_one(v, radius)
+    a, b = stores
+    assert np.all((a.bound[centers] > radii) | (a.bound[centers] == np.inf))
+    for v in range(400):
+        assert a.bound[v] == b.bound[v] and a.asked[v] == b.asked[v]
+        for x, y in zip(a.view(v), b.view(v), strict=True):
+            assert x.tolist() == y.tolist()
+    assert a.extensions == b.extensions
+
+
 def test_cap_reads_only_the_rows_last_distances(monkeypatch):
     """The largest listed radius comes from each row's last entry, over many chunks, without a
     copy of every listed distance."""
@@ -225,3 +253,24 @@ def test_nearest_unassigned_asked_in_batches_as_one_by_one(monkeypatch):
     inst = CellularInstance(rng.random((n, 2)), rng.random(n) * 0.05)
     grow_duals_by_events(inst.distances, inst.facility)
     assert max(sizes) > 1 and len(sizes) < len(pairs)
+
+
+def test_rows_due_next_are_lengthened_in_batches(monkeypatch):
+    """A pop that must lengthen its row lengthens, in the same KD-tree queries, the rows of the
+    next heap entries that stop below the current time: fewer queries than rows lengthened,
+    and the clusters of the reference simulation."""
+    calls, lengthened = [], []
+    write = RowStore._write
+
+    def counting(self, rows, k):
+        calls.append(rows.size)
+        return write(self, rows, k)
+
+    monkeypatch.setattr(RowStore, "_write", counting)
+    rng = np.random.default_rng(13)
+    n = 3000
+    inst = CellularInstance(rng.random((n, 2)), rng.random(n) * 0.05)
+    _, new = assert_same_growth(inst.distances, inst.facility)
+    lengthened = sum(calls) - n  # the first rows are written in batches too
+    assert new.extensions == lengthened > 0
+    assert max(calls[1:]) > 1 and len(calls) < lengthened / 2
