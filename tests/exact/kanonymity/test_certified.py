@@ -89,7 +89,7 @@ def test_certify_refuses_an_infeasible_partition():
     bad = sol.replace(labels=np.arange(inst.n))
     with pytest.raises(ValueError, match="`solution` is not feasible"):
         certify(inst, bad)
-    ok = certify(inst, sol, time_limit=2)
+    ok = certify(inst, sol, time_limit=0.5)
     assert ok.algorithm == "kanon-certified" and verify(inst, ok).cost <= sol.objective + TOL
 
 
@@ -117,7 +117,7 @@ def test_bad_threads_names_the_parameter():
 
 def test_a_short_time_limit_keeps_one_process():
     inst, _ = generate("kanon-random", seed=0, n=20, k=3)
-    sol = certify(inst, forest(inst), time_limit=2, threads=2)
+    sol = certify(inst, forest(inst), time_limit=0.5, threads=2)  # below SIDE_BY_SIDE_MIN_S
     assert sol.info["threads"] == 1 and verify(inst, sol).feasible
 
 
