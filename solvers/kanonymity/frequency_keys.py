@@ -20,6 +20,7 @@ import pandas as pd
 
 __all__ = [
     "mixed_key",
+    "gathered_key",
     "factorize",
     "distinct_rows",
     "k_suppressed",
@@ -55,6 +56,24 @@ def mixed_key(cols: list[np.ndarray], radix: list[int], n_rows: int) -> tuple[np
             key, bound = factorize(key)
         key *= r
         key += c
+        bound *= r
+    return key, bound
+
+
+def gathered_key(
+    cols: list[np.ndarray], radix: list[int], rep: np.ndarray | None, n_rows: int
+) -> tuple[np.ndarray, int]:
+    """:func:`mixed_key` of the columns taken at rows ``rep`` (all rows when ``None``), gathered
+    straight into the key (no copy of a column)."""
+    if not cols:
+        return np.zeros(n_rows, dtype=np.int64), 1
+    key = cols[0][rep] if rep is not None else np.array(cols[0], dtype=np.int64)
+    bound = radix[0]
+    for c, r in zip(cols[1:], radix[1:], strict=True):
+        if bound * r >= 2**62:
+            key, bound = factorize(key)
+        key *= r
+        key += c[rep] if rep is not None else c
         bound *= r
     return key, bound
 
@@ -96,10 +115,12 @@ def k_suppressed(
     weights: np.ndarray,
     k: int,
     keep: Callable[[int], float] | bool,
+    rep: np.ndarray | None = None,
 ) -> tuple[int, np.ndarray | None, np.ndarray | None]:
     """The tuples in classes of fewer than ``k`` among rows keyed ``key < bound`` weighing
     ``weights``; and when ``keep`` is true, or ``keep(those tuples)`` is at least the number of
-    classes, a row of each class and the class counts, else ``None`` twice.
+    classes, a row of each class (its position, or its entry of ``rep`` when given) and the
+    class counts, else ``None`` twice.
 
     One ``np.bincount`` over the key span when it is small (the classes are then listed only
     when kept), else a hash of the keys.
@@ -110,12 +131,11 @@ def k_suppressed(
         limit = keep(small) if callable(keep) else (np.inf if keep else -1)
         if limit < 0:
             return small, None, None
-        present = full > 0  # faster than testing the float counts themselves
-        if limit < np.inf and np.count_nonzero(present) > limit:
+        classes = np.flatnonzero(full > 0)  # faster than testing the float counts themselves
+        if len(classes) > limit:
             return small, None, None
-        classes = np.flatnonzero(present)
         first = np.empty(bound, dtype=np.int64)  # a row of each class: any one serves
-        first[key] = np.arange(len(key))
+        first[key] = np.arange(len(key)) if rep is None else rep
         return small, first[classes], full[classes].astype(np.int64)
     codes, uniq = pd.factorize(key, sort=False)
     counts = np.bincount(codes, weights=weights, minlength=len(uniq))
@@ -123,7 +143,7 @@ def k_suppressed(
     if len(uniq) > (keep(small) if callable(keep) else (np.inf if keep else -1)):
         return small, None, None
     first = np.empty(len(uniq), dtype=np.int64)
-    first[codes[::-1]] = np.arange(len(key) - 1, -1, -1)
+    first[codes[::-1]] = np.arange(len(key) - 1, -1, -1) if rep is None else rep[::-1]
     return small, first, counts.astype(np.int64)
 
 
@@ -172,10 +192,14 @@ class BlockKeys:
         """The block keys of the base rows for attributes ``attrs`` at ``levels``, and their
         bounds: :func:`mixed_key` of them equals that of the attributes' columns taken in
         increasing attribute order (rows have equal keys in both exactly when they agree)."""
-        at = dict(zip(attrs, levels, strict=True))
+        full = len(attrs) == len(self.cols)  # then attrs is 0 .. m - 1
+        at = None if full else dict(zip(attrs, levels, strict=True))
         cols, radix = [], []
         for a, b in self.blocks:
-            sub = tuple((j, at[j]) for j in range(a, b) if j in at)
+            if at is None:
+                sub = tuple(zip(range(a, b), levels[a:b], strict=True))
+            else:
+                sub = tuple((j, at[j]) for j in range(a, b) if j in at)
             if len(sub) == 1:
                 cols.append(self.cols[sub[0][0]][sub[0][1]])
                 radix.append(self.radix[sub[0][0]][sub[0][1]])

@@ -34,6 +34,7 @@ from anonratio.solvers.kanonymity.frequency_keys import (
     BlockKeys,
     distinct_rows,
     factorize,
+    gathered_key,
     k_suppressed,
     mixed_key,
 )
@@ -228,6 +229,10 @@ class Lattice:
             for j, h in enumerate(self.hierarchies)
         ]
 
+    def held_values(self, j: int) -> np.ndarray:
+        """The value codes of attribute ``j`` the table holds, increasing."""
+        return np.flatnonzero(self._value_counts[j])
+
     # -- validation -------------------------------------------------------------------------
     def check_models(self, algorithm: str) -> None:
         """Refuse a model a pruning lattice search (Samarati, Incognito) cannot prune with (see
@@ -351,19 +356,31 @@ class Lattice:
             kept = len(fs.counts) <= keep(ok) if callable(keep) else keep
             return ok, fs if kept else None
         self.checks += 1
-        attrs, levels = tuple(int(a) for a in attrs), tuple(np.asarray(levels).tolist())
+        attrs = attrs if type(attrs) is tuple else tuple(int(a) for a in attrs)
+        levels = tuple(levels.tolist()) if isinstance(levels, np.ndarray) else tuple(levels)
         cols, radix = self._blocks.columns(attrs, levels)
         rep, weights = (None, self._base_weights) if source is None else (source.rep, source.counts)
-        if rep is not None:
-            cols = [c[rep] for c in cols]
-        key, bound = mixed_key(cols, radix, len(weights))
+        key, bound = gathered_key(cols, radix, rep, len(weights))
         max_sup = self.max_sup
         rule = (lambda small: keep(small <= max_sup)) if callable(keep) else keep
-        small, first, counts = k_suppressed(key, bound, weights, self._k_only, rule)
+        small, first, counts = k_suppressed(key, bound, weights, self._k_only, rule, rep)
         if first is None or counts is None:
             return small <= max_sup, None
-        first = first if rep is None else rep[first]  # a base row of each new row
         return small <= max_sup, FrequencySet(attrs, levels, counts, first, None, len(counts), self)
+
+    def rollup(
+        self, attrs: Sequence[int], levels: Sequence[int] | np.ndarray, source: FrequencySet | None
+    ) -> FrequencySet:
+        """A frequency set of ``attrs`` at ``levels`` to roll others up from: the rows of
+        :meth:`frequency_set`, in an order of their own under ``k``-anonymity alone (counted as
+        :meth:`check` counts, not checked)."""
+        if self._k_only is None:
+            return self.frequency_set(attrs, levels, source)
+        checks = self.checks
+        fs = self.check(attrs, levels, source, keep=True)[1]
+        self.checks = checks
+        assert fs is not None  # keep=True: always built
+        return fs
 
     # -- nodes ------------------------------------------------------------------------------
     def all_nodes(self) -> np.ndarray:

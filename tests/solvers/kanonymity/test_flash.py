@@ -208,6 +208,69 @@ def test_history_serves_the_smallest_set_below_and_drops_the_least_recently_used
     assert history.below(np.array([1, 0, 1])).levels == (0, 0, 0)
 
 
+@pytest.mark.parametrize(("width", "top"), [(3, 2), (9, 4), (9, 127), (20, 1)])
+def test_history_below_is_the_smallest_held_set_at_or_below_level_by_level(width, top):
+    """The packed comparison of the history (one or several words) answers as comparing the
+    levels one by one."""
+
+    class Held:  # only its size is read
+        def __init__(self, rows):
+            self.counts = np.zeros(rows)
+
+    rng = np.random.default_rng(width + top)
+    history = FlashHistory(width, capacity=16, top=top)
+    held = []
+    for _ in range(12):
+        node = rng.integers(0, top + 1, width)
+        fs = Held(int(rng.integers(1, 100)))
+        history.add(node, fs)
+        held.append((node, fs))
+    for _ in range(200):
+        node = rng.integers(0, top + 1, width)
+        below = [fs for v, fs in held if np.all(v <= node)]
+        got = history.below(node)
+        if not below:
+            assert got is None
+        else:
+            assert len(got.counts) == min(len(fs.counts) for fs in below)
+            assert any(got is fs for fs in below)
+
+
+def test_every_set_is_rolled_up_from_a_set_below_and_anchors_replace_the_table():
+    """Each check and each anchor reads a set of a node at or below its own; on a lattice whose
+    low nodes are tagged by prediction, anchors (meets of nodes that lacked a small source)
+    serve the checks that would read the table's rows, and the tags stay those of checking
+    every node."""
+    inst = _instance(3, 1000, 6, 5, deletion=True, levels=(2, 3))
+    lattice = Lattice(inst.table, inst.hierarchies, (KAnonymity(5),), max_suppressed(0.04, 1000))
+    reads, inside = [], []
+    check, rollup = lattice.check, lattice.rollup
+
+    def spy_check(attrs, levels, source=None, keep=True):
+        if not inside:  # not the count of a rollup
+            reads.append(("check", tuple(levels), source))
+        return check(attrs, levels, source, keep)
+
+    def spy_rollup(attrs, levels, source):
+        reads.append(("anchor", tuple(levels), source))
+        inside.append(1)
+        try:
+            return rollup(attrs, levels, source)
+        finally:
+            inside.pop()
+
+    lattice.check, lattice.rollup = spy_check, spy_rollup
+    nodes, ok, checked = flash_tags(lattice)
+    lattice.check, lattice.rollup = check, rollup
+    for _, levels, source in reads:
+        assert source is None or all(s <= t for s, t in zip(source.levels, levels, strict=True))
+    anchors = sum(kind == "anchor" for kind, _, _ in reads)
+    from_table = sum(kind == "check" and source is None for kind, _, source in reads)
+    assert anchors > 0 and from_table < anchors
+    assert checked == sum(kind == "check" for kind, _, _ in reads)
+    np.testing.assert_array_equal(ok, _checked_tags(lattice))
+
+
 def test_errors_name_the_parameter():
     inst = _instance(0, 20, 3, 3)
     with pytest.raises(ValueError, match="row_deletion"):

@@ -139,3 +139,39 @@ def test_block_keys_equal_the_mixed_key_of_the_columns(monkeypatch, combos):
             got = mixed_key(*blocks.columns(attrs, levels), u)
             np.testing.assert_array_equal(got[0], want[0])
             assert got[1] == want[1]
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_gathered_key_is_the_mixed_key_of_the_gathered_columns(wide):
+    """The key combined while gathering equals :func:`mixed_key` of the gathered columns (the
+    same integers while the radix product fits, the same equalities once it is compressed)."""
+    rng = np.random.default_rng(3)
+    radix = [2**40, 2**30, 7] if wide else [5, 3, 7]
+    cols = [rng.integers(0, min(r, 4), 50) for r in radix]
+    rep = rng.integers(0, 50, 30)
+    got, bound = frequency_keys.gathered_key(cols, radix, rep, len(rep))
+    want, want_bound = mixed_key([c[rep] for c in cols], radix, len(rep))
+    assert bound == want_bound
+    if wide:  # compressed: rows equal exactly when they agree
+        same = got[:, None] == got[None, :]
+        np.testing.assert_array_equal(same, want[:, None] == want[None, :])
+    else:
+        np.testing.assert_array_equal(got, want)
+    whole, _ = frequency_keys.gathered_key(cols, radix, None, 50)
+    np.testing.assert_array_equal(whole, mixed_key(cols, radix, 50)[0])
+    assert whole is not cols[0]  # never the caller's column itself, updated in place
+
+
+@pytest.mark.parametrize("dense", [True, False])
+def test_k_suppressed_names_the_kept_rows_by_rep(monkeypatch, dense):
+    """With ``rep`` the row of each class is given as its entry of ``rep`` (a base row)."""
+    if not dense:
+        monkeypatch.setattr(frequency_keys, "DENSE_MIN", -(10**9))
+    key = np.array([3, 1, 3, 0, 1])
+    weights = np.array([2, 1, 4, 7, 1])
+    rep = np.array([40, 41, 42, 43, 44])
+    small, first, counts = k_suppressed(key, 4, weights, 3, True, rep)
+    assert small == 2  # the class of key 1: 2 tuples
+    by_key = {int(key[list(rep).index(r)]): int(c) for r, c in zip(first, counts, strict=True)}
+    assert by_key == {0: 7, 1: 2, 3: 6}
+    assert set(first.tolist()) <= set(rep.tolist())

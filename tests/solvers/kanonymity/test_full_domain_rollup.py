@@ -81,3 +81,21 @@ def test_a_set_holds_a_representative_and_a_count_per_row():
         rep_codes = lattice.groups[a][fs.levels[c]][t.codes[:, a]]
         first = {int(r): i for i, r in reversed(list(enumerate(lattice._inverse)))}
         assert np.array_equal(fs.column(c), rep_codes[[first[int(r)] for r in fs.rep]])
+
+
+@SETTINGS
+@given(st.integers(0, 10_000), st.integers(5, 60), st.integers(1, 4), st.booleans(), st.data())
+def test_a_rollup_source_holds_the_rows_of_the_set_and_counts_no_check(seed, n, m, sensitive, data):
+    """:meth:`Lattice.rollup` (a set to roll others up from, under k-anonymity alone built by
+    counting keys) holds the same rows as the set from the table, in an order of its own, and
+    is no check of the models."""
+    lattice = _lattice(seed, n, m, sensitive)
+    nodes = lattice.all_nodes()
+    low = nodes[data.draw(st.integers(0, len(nodes) - 1))]
+    high = np.maximum(low, nodes[data.draw(st.integers(0, len(nodes) - 1))])
+    for source in (None, lattice.frequency_set(range(m), low)):
+        checks = lattice.checks
+        fs = lattice.rollup(range(m), high, source)
+        assert lattice.checks == checks
+        assert _content(lattice, fs) == _brute(lattice, range(m), high)
+        assert fs.levels == tuple(high.tolist()) and fs.counts.dtype == np.int64
