@@ -85,23 +85,34 @@ def small_kanonymity_instances(max_n, *, deletion):
     )
 
 
-def kanonymity_optimum(instance):
-    """Optimal k-anonymity cost by a DP over subsets (``n <= ~12``), deletions included.
+def _subset_costs(instance):
+    """Every subset of the records (bit ``i`` of the mask: record ``i``): its size and its group
+    cost ``|g| * sum_j w_j L_j / l_j``, recomputed here from the hierarchies (not through the
+    verifier under test). The masks of highest bit ``b`` extend those below ``2**b`` by record
+    ``b``: each attribute's least and greatest group id per level, one numpy step per record."""
+    n = instance.n
+    size = np.zeros(1 << n, dtype=np.int64)
+    for b in range(n):
+        size[1 << b : 2 << b] = size[: 1 << b] + 1
+    total = np.zeros(1 << n)
+    for j, h in enumerate(instance.hierarchies):
+        g = h.groups[instance.table.codes[:, j]]  # (records, levels): group id per level
+        lo = np.empty((1 << n, g.shape[1]), dtype=np.int64)
+        hi = np.empty_like(lo)
+        lo[0], hi[0] = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+        for b in range(n):
+            lo[1 << b : 2 << b] = np.minimum(lo[: 1 << b], g[b])
+            hi[1 << b : 2 << b] = np.maximum(hi[: 1 << b], g[b])
+        total += instance.table.weights[j] * (lo != hi).sum(axis=1) / h.height
+    return size, size * total
 
-    Group costs are recomputed here from the hierarchies (``|g| * sum_j w_j L_j / l_j``), not
-    through the verifier under test.
-    """
+
+def kanonymity_optimum(instance):
+    """Optimal k-anonymity cost by a DP over subsets (``n <= ~12``), deletions included, over
+    the group costs of :func:`_subset_costs`."""
     n, k = instance.n, instance.k
-    weights, codes = instance.table.weights, instance.table.codes
-    cost = {}
-    for mask in range(1, 1 << n):
-        rows = [i for i in range(n) if mask >> i & 1]
-        if len(rows) >= k:
-            total = 0.0
-            for j, h in enumerate(instance.hierarchies):
-                g = h.groups[codes[rows, j]]
-                total += weights[j] * int(np.sum(g.min(axis=0) != g.max(axis=0))) / h.height
-            cost[mask] = len(rows) * total
+    size, cost = _subset_costs(instance)
+    cost = np.where(size >= k, cost, np.inf).tolist()
 
     @cache
     def best(mask):
@@ -113,7 +124,7 @@ def kanonymity_optimum(instance):
         sub = rest
         while True:  # every group holding the lowest record
             group = sub | low
-            if group in cost:
+            if cost[group] < np.inf:
                 out = min(out, cost[group] + best(mask ^ group))
             if sub == 0:
                 break

@@ -25,22 +25,31 @@ MAX_N = 12
 
 
 def _group_costs(instance):
-    """``(stars, tuples)`` per subset mask, ``-1`` where the subset is not l-eligible."""
+    """``(stars, tuples)`` per subset mask, ``-1`` where the subset is not l-eligible.
+
+    The masks of highest bit ``b`` extend those below ``2**b`` by record ``b``: their sizes,
+    sensitive-value counts and per-attribute least and greatest codes, one numpy step per record.
+    """
     n, l = instance.n, instance.l
     codes = np.asarray(instance.table.codes, dtype=np.int64)
     s = np.asarray(instance.sensitive, dtype=np.int64)
     size = 1 << n
-    stars = np.full(size, -1, dtype=np.int64)
-    tuples = np.full(size, -1, dtype=np.int64)
-    for mask in range(1, size):
-        rows = [i for i in range(n) if mask >> i & 1]
-        top = int(np.bincount(s[rows]).max())
-        if l * top > len(rows):
-            continue
-        block = codes[rows]
-        differ = int(np.count_nonzero(block.min(axis=0) != block.max(axis=0)))
-        stars[mask] = len(rows) * differ
-        tuples[mask] = len(rows) if differ else 0
+    rows = np.zeros(size, dtype=np.int64)
+    counts = np.zeros((size, int(s.max()) + 1), dtype=np.int64)
+    lo = np.empty((size, codes.shape[1]), dtype=np.int64)
+    hi = np.empty_like(lo)
+    lo[0], hi[0] = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+    for b in range(n):
+        new = slice(1 << b, 2 << b)
+        rows[new] = rows[: 1 << b] + 1
+        counts[new] = counts[: 1 << b]
+        counts[new, s[b]] += 1
+        lo[new] = np.minimum(lo[: 1 << b], codes[b])
+        hi[new] = np.maximum(hi[: 1 << b], codes[b])
+    differ = np.count_nonzero(lo != hi, axis=1)
+    eligible = (l * counts.max(axis=1) <= rows) & (rows > 0)
+    stars = np.where(eligible, rows * differ, -1)
+    tuples = np.where(eligible, np.where(differ > 0, rows, 0), -1)
     return stars, tuples
 
 
