@@ -60,12 +60,14 @@ PATHS = {
 }
 
 
-def _canonical_distance(instance, a, b):
-    """``sum_j (w_j * L_j) / l_j`` in attribute order, by Python loops over the hierarchies."""
-    total = 0.0
+def _canonical_distances(instance, rows):
+    """``sum_j (w_j * L_j) / l_j`` between every two rows, added in attribute order: ``L_j`` is
+    the number of levels of attribute ``j``'s hierarchy at which the two rows' groups differ."""
+    total = np.zeros((len(rows), len(rows)))
     for j, h in enumerate(instance.hierarchies):
-        level = sum(h.groups[a[j], t] != h.groups[b[j], t] for t in range(h.height))
-        total += float(instance.table.weights[j] * level / h.height)
+        g = h.groups[rows[:, j], : h.height]  # (rows, levels): group id at each level
+        level = (g[:, None, :] != g[None, :, :]).sum(axis=2)
+        total += instance.table.weights[j] * level / h.height
     return total
 
 
@@ -91,7 +93,7 @@ def _reference(instance, rows, q):
 
 def _brute_force(instance, rows, q):
     u = len(rows)
-    d = np.array([[_canonical_distance(instance, a, b) for b in rows] for a in rows])
+    d = _canonical_distances(instance, rows)
     order = [sorted((j for j in range(u) if j != i), key=lambda j: (d[i, j], j)) for i in range(u)]
     index = np.array([o[:q] for o in order], dtype=np.int64).reshape(u, q)
     return index, np.take_along_axis(d, index, axis=1), d
