@@ -36,12 +36,10 @@ from scipy.spatial import cKDTree
 
 from anonratio.instances.clustering.metric import PointMetric
 from anonratio.solvers.clustering.dual_growth import TIME_TOL, growth_cap
+from anonratio.solvers.clustering.event_scan import MARGIN, scan_rows, unlisted_bounds
 from anonratio.solvers.clustering.neighbour_rows import SLACK, RowStore
 
 __all__ = ["EventGrowth", "grow_duals_by_events"]
-
-#: a radius this much (relatively) beyond the best time cannot beat it (float noise in payments)
-MARGIN = 1e-9
 
 #: initial keys are computed for this many rows at a time
 KEY_ROWS = 65536
@@ -58,8 +56,15 @@ NEAR_BATCH = 64
 #: heap entries whose centers' rows are lengthened with a popped center's when they must be
 AHEAD = 256
 
+#: heap entries whose first keys (lower bounds from the first rows) are tightened together
+#: when one of them comes up
+REFRESH = 256
+
 _UNASSIGNED, _IDLE, _DEAD = 0, 1, 2
 _INF = float("inf")
+
+#: what a center's heap key is: its earliest opening, a first lower bound, a tightened one
+_EXACT, _FIRST, _TIGHTENED = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,7 @@ class _Events:
         self.metric, self.lam, self.m = metric, float(lam), int(m)
         n = self.n = metric.n
         self.f = facility.tolist()
+        self.facility = facility
         self.rows = RowStore(metric, t_max, m)
         self.state = bytearray(n)  # all _UNASSIGNED
         self.alpha = array("d", bytes(8 * n))
@@ -108,6 +114,9 @@ class _Events:
         self._utree: cKDTree | None = None
         self._utree_size = 0
         self._near: dict[int, list[float]] = {}  # per center, its distances on that tree
+        #: per center, the key of its live heap entry (others are superseded) and its kind
+        self.key_of = [_INF] * n
+        self.kind = bytearray(n)
         self.heap = self._initial_keys(facility)
 
     def _initial_keys(self, facility: np.ndarray) -> list[tuple[float, int]]:
@@ -128,8 +137,12 @@ class _Events:
             times = np.where(cluster, d + (facility[row] + self.lam * d) / (pos + 1), np.inf)
             best = np.minimum.reduceat(times, ptr[:-1])
             bound = rows.bound[v]
-            keys = np.where(best * (1 + MARGIN) < bound, best, np.minimum(best, bound))
+            decided = best * (1 + MARGIN) < bound
+            keys = np.where(decided, best, np.minimum(best, bound))
             heap += [(k, c) for c, k in zip(v.tolist(), keys.tolist(), strict=True) if k < _INF]
+            self.key_of[lo : lo + v.size] = keys.tolist()
+            kinds = np.where(decided, _EXACT, _FIRST).astype(np.uint8)
+            self.kind[lo : lo + v.size] = kinds.tobytes()
         heapq.heapify(heap)
         return heap
 
@@ -348,6 +361,74 @@ class _Events:
             joined.update(j for j in rows.view(c)[0][:hi].tolist() if state[j] == _UNASSIGNED)
         return sorted(joined)
 
+    def _push(self, key: float, v: int, kind: int) -> None:
+        """Make ``(key, v)`` the live heap entry of ``v``."""
+        heapq.heappush(self.heap, (key, v))
+        self.key_of[v] = key
+        self.kind[v] = kind
+
+    def _tighten_first_keys(self) -> None:
+        """Tighten, in one pass, the first keys among the next :data:`REFRESH` heap entries.
+
+        A first key is the bound of a first row that could not decide its center; by the
+        time it comes up, the center's neighbourhood has mostly frozen and its earliest opening
+        is usually far later, often never. Here each center's listed clusters are scanned in
+        the current state (:func:`~.event_scan.scan_rows`, the numbers :meth:`_scan` computes)
+        and its unlisted ones bounded (:func:`~.event_scan.unlisted_bounds`); a center gets its
+        earliest opening when that decides it, or the larger lower bound, as :meth:`earliest`
+        would give it, without lengthening any row. Freezing only delays openings, so the new
+        keys stay lower bounds until they come up.
+        """
+        t, key_of, kind = self.t, self.key_of, self.kind
+        ahead = [(k, c) for k, c in self.heap[:REFRESH] if kind[c] == _FIRST and key_of[c] == k]
+        if not ahead:
+            return
+        centers = np.array([c for _, c in ahead], dtype=np.int64)
+        floors = np.maximum(np.array([k for k, _ in ahead]), t)
+        state = np.frombuffer(self.state, dtype=np.uint8)
+        alpha = np.frombuffer(self.alpha, dtype=float)
+        scan = scan_rows(self.rows, centers, state, alpha, (self.facility, self.lam), self.m, t)
+        best, bound = scan.best, self.rows.bound[centers]
+        reach = best * (1.0 + MARGIN)
+        exact = scan.decided | (reach < bound) | (bound == _INF)
+        new = np.where(exact, best, floors)
+        ask = np.flatnonzero(~exact & (bound > t))
+        if ask.size:
+            low = self._unlisted_bounds(centers[ask], bound[ask])
+            decide = (reach[ask] < low) | (low == _INF)
+            exact[ask[decide]] = True
+            new[ask[decide]] = best[ask[decide]]
+            later = ~decide & (low > floors[ask]) & (best[ask] > low)
+            new[ask[later]] = low[later]
+        for c, key, done in zip(centers.tolist(), new.tolist(), exact.tolist(), strict=True):
+            if done:
+                if key == _INF:  # no cluster of it can ever open
+                    key_of[c] = _INF
+                elif key != key_of[c]:
+                    self._push(key, c, _EXACT)
+                else:
+                    kind[c] = _EXACT
+            elif key > key_of[c]:
+                self._push(key, c, _TIGHTENED)
+            else:
+                kind[c] = _TIGHTENED
+
+    def _unlisted_bounds(self, centers: np.ndarray, bound: np.ndarray) -> np.ndarray:
+        """:meth:`_unlisted_bound` of many centers (the nearest unassigned points of those not
+        asked yet in one KD-tree query)."""
+        if self.n_unassigned == 0:
+            return np.full(centers.size, _INF)
+        tree = self._unassigned_tree()
+        near = self._near
+        ask = [c for c in dict.fromkeys(centers.tolist()) if c not in near]
+        if ask:
+            k = min(UNASSIGNED_K, tree.n)
+            dist, _ = tree.query(self.metric.points[ask], k=k, p=self.metric.p)
+            dist = (np.asarray(dist).reshape(len(ask), k) * (1.0 - SLACK)).tolist()
+            near.update(zip(ask, dist, strict=True))
+        table = np.array([near[c] for c in centers.tolist()])
+        return unlisted_bounds(table, bound, self.facility[centers], self.lam)
+
     def run(self) -> tuple[list[int], list[float], list[float], int]:
         centers: list[int] = []
         radii: list[float] = []
@@ -358,20 +439,28 @@ class _Events:
             if not heap:
                 raise RuntimeError("dual growth ran out of clusters with points unassigned")
             key, v = heapq.heappop(heap)
+            if key != self.key_of[v]:
+                continue  # superseded by a tighter key
+            if self.kind[v] == _FIRST:
+                self._tighten_first_keys()
             when, k = self.earliest(v, max(key, self.t))
             if k < 0 or when > key + TIME_TOL * max(1.0, abs(key)):
                 stale += 1
                 if when < _INF:
-                    heapq.heappush(heap, (when, v))
+                    self._push(when, v, _TIGHTENED if k < 0 else _EXACT)
+                else:
+                    self.key_of[v] = _INF
                 continue
             self.t = max(self.t, when)
             centers.append(v)
             radii.append(float(self.rows.view(v)[1][k]))
             times.append(self.t)
             self.open(v, k, len(centers) - 1)
-            when, _ = self.earliest(v, self.t)
+            when, k = self.earliest(v, self.t)
             if when < _INF:
-                heapq.heappush(heap, (when, v))
+                self._push(when, v, _TIGHTENED if k < 0 else _EXACT)
+            else:
+                self.key_of[v] = _INF
         return centers, radii, times, stale
 
 

@@ -131,6 +131,25 @@ class RowStore:
             out[sel] = pool[c][offset[sel]]
         return out
 
+    def padded(
+        self, rows: np.ndarray, width: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(nbr, dst, shut, valid)``: the given rows as rectangles of ``width`` columns (at
+        least the longest row), padded with ``nbr = 0``, ``dst = inf`` and ``shut = True``."""
+        rows = np.asarray(rows, dtype=np.int64)
+        lens = self.length[rows]
+        if width is None:
+            width = max(int(lens.max()) if lens.size else 0, 1)
+        at = ranges(self.start[rows], self.start[rows] + lens)
+        valid = np.arange(width)[None, :] < lens[:, None]
+        nbr = np.zeros(valid.shape, dtype=np.int64)
+        dst = np.full(valid.shape, np.inf)
+        shut = np.ones(valid.shape, dtype=bool)
+        nbr[valid] = self.take(self.nbrs, at)
+        dst[valid] = self.take(self.dsts, at)
+        shut[valid] = self.take(self.shuts, at)
+        return nbr, dst, shut, valid
+
     @property
     def cap(self) -> float:
         """The largest distance listed in any row."""
