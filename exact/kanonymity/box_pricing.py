@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from time import perf_counter
 
 import numpy as np
@@ -63,6 +63,9 @@ class Priced:
     nodes : int
         Lattice nodes swept (the others were pruned).
     seconds : float
+    hits : ndarray of int
+        Indices (into :attr:`BoxLattice.nodes`) of the lattice nodes whose boxes held a group of
+        negative reduced cost.
     """
 
     members: np.ndarray
@@ -71,6 +74,7 @@ class Priced:
     shift: float
     nodes: int
     seconds: float
+    hits: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
 def lattice_nodes(instance: KAnonymityInstance) -> int:
@@ -159,7 +163,13 @@ class BoxLattice:
         return perm, ys, cs, float((cs[:top] * ys[:top]).sum() + rest * ys[top])
 
     def price(
-        self, y: np.ndarray, *, max_columns: int, tol: float = 1e-9, deadline: float | None = None
+        self,
+        y: np.ndarray,
+        *,
+        max_columns: int,
+        tol: float = 1e-9,
+        deadline: float | None = None,
+        only: np.ndarray | None = None,
     ) -> Priced | None:
         """Every box's best group at the prices ``y``; the ``max_columns`` of least reduced cost.
 
@@ -173,6 +183,9 @@ class BoxLattice:
             Groups need ``rc < -tol`` to be returned.
         deadline : float, optional
             A ``perf_counter`` reading; None is returned when it passes first.
+        only : ndarray of int, optional
+            Sweep these lattice nodes only (indices into :attr:`nodes`): a partial pricing,
+            whose ``shift`` bounds the groups of those nodes only.
 
         Returns
         -------
@@ -186,8 +199,9 @@ class BoxLattice:
         keys = self._keys(perm)
         shift, swept = 0.0, 0
         found: list[tuple[np.ndarray, np.ndarray]] = []
-        n_found = 0
-        for node, p in zip(self.nodes, self.node_cost, strict=True):
+        n_found, hits = 0, []
+        index = np.arange(len(self.nodes)) if only is None else np.asarray(only, np.int64)
+        for at, node, p in zip(index, self.nodes[index], self.node_cost[index], strict=True):
             if p >= ymax:
                 continue  # every copy is priced at most p: no box holds a negative group
             if deadline is not None and perf_counter() > deadline:
@@ -203,6 +217,7 @@ class BoxLattice:
                 rows, rc = new
                 found.append((np.where(rows >= 0, perm[np.maximum(rows, 0)], -1), rc))
                 n_found += len(rc)
+                hits.append(at)
                 if n_found > 4 * max_columns:
                     found = [_best(found, max_columns)]
                     n_found = len(found[0][1])
@@ -211,7 +226,8 @@ class BoxLattice:
         members, first = np.unique(members, axis=0, return_index=True)
         cost = self.cost(members)
         rc = cost - np.where(members >= 0, y[np.maximum(members, 0)], 0.0).sum(axis=1)
-        return Priced(members, cost, rc, float(shift), swept, perf_counter() - t0)
+        seconds = perf_counter() - t0
+        return Priced(members, cost, rc, float(shift), swept, seconds, np.array(hits, np.int64))
 
     def slack(
         self, y: np.ndarray, free: np.ndarray | None = None, deadline: float | None = None

@@ -8,11 +8,17 @@ The set-partitioning master over groups of ``k .. 2k − 1`` copies
   that keep every node feasible (:mod:`~anonratio.exact.kanonymity.bpc_master`).
 - *Pricing*: the project's exact pricing at every node's row prices, over the generalization
   lattice or from representatives, filtered by the node's branching decisions
-  (:class:`~anonratio.exact.kanonymity.bpc_master.GroupPricer`). At the root the lattice pricing
+  (:class:`~anonratio.exact.kanonymity.bpc_master.GroupPricer`). A round first sweeps only the
+  lattice nodes that held negative groups in the last sweeps; the full sweep follows when they
+  hold none (only a full sweep proves a node's master solved). At the root that full sweep
   first prices a Wentges-smoothed point between the best Lagrangian prices and SCIP's; below
   the root SCIP's prices are used as they are. Once the root is solved, the groups within reach
   of its bound form a pool (:mod:`~anonratio.exact.kanonymity.bpc_pool`) that prices a node by
   one product whenever it provably holds every group that could enter; the sweep runs otherwise.
+- *Primal heuristic*: once the pool is built, HiGHS solves the master as an integer program over
+  its groups of least reduced cost (:mod:`~anonratio.exact.kanonymity.bpc_heuristic`); a
+  cheaper partition becomes SCIP's incumbent, prunes its tree, and often lets the pool cover
+  the whole gap between the root's bound and the incumbent.
 - *Branching*: Ryan–Foster on "records ``i`` and ``j`` share a group", falling back on a
   column's bound where duplicates leave no fractional pair
   (:mod:`~anonratio.exact.kanonymity.bpc_branching`).
@@ -187,6 +193,8 @@ class _Run:
             deadline=deadline,
             max_new=max(50, d.u // 2),
         )
+        self.pricer.on_pool = self._improve
+        self.deadline, self.seed, self.improved, self.heuristic_s = deadline, int(seed), 0, 0.0
         m.includePricer(self.pricer, "kanon-groups", "groups of negative reduced cost")
         self.brancher = RyanFoster(self.master, self.decisions)
         m.includeBranchrule(
@@ -213,6 +221,44 @@ class _Run:
 
     def _start(self, inc: Incumbent) -> None:
         """Give SCIP the start partition as its first solution."""
+        if not self.model.addSol(self._sol(inc)):
+            raise RuntimeError("SCIP refused the start partition")
+
+    def _improve(self, pool) -> None:
+        """The primal heuristic (:mod:`~anonratio.exact.kanonymity.bpc_heuristic`) over the
+        root pool's groups of least reduced cost, within a share of the time left; a cheaper
+        partition joins the master and SCIP's solutions."""
+        from anonratio.exact.kanonymity.bpc_heuristic import (
+            HEURISTIC_COLUMNS,
+            HEURISTIC_SHARE,
+            restricted_partition,
+        )
+
+        t0 = perf_counter()
+        best = start = self._best() or self.inc
+        order = np.argsort(pool.reduced_costs(pool.pi0), kind="stable")
+        for size in HEURISTIC_COLUMNS:
+            take = order[:size]
+            cap = perf_counter() + HEURISTIC_SHARE * seconds_left(self.deadline)
+            found = restricted_partition(
+                self.d,
+                pool.members[take],
+                pool.cost[take],
+                best,
+                deadline=min(cap, self.deadline),
+                seed=self.seed,
+            )
+            best = best if found is None else found
+            if size >= len(order):
+                break
+        self.heuristic_s += perf_counter() - t0
+        if best is start:
+            return
+        self.master.add_groups(best.columns.members, best.columns.cost, priced=True)
+        self.improved += int(self.model.trySol(self._sol(best)))
+
+    def _sol(self, inc: Incumbent):
+        """A SCIP solution of the partition ``inc`` (its groups are in the master)."""
         m, master = self.model, self.master
         sol = m.createSol()
         where = {row.tobytes(): g for g, row in enumerate(master.group_members())}
@@ -221,8 +267,7 @@ class _Run:
             m.setSolVal(sol, var, m.getSolVal(sol, var) + float(times))
         for i, g in master.deletion.items():
             m.setSolVal(sol, master.group_vars[g], float(inc.dele[i]))
-        if not m.addSol(sol):
-            raise RuntimeError("SCIP refused the start partition")
+        return sol
 
     def _best(self) -> Incumbent | None:
         """SCIP's best solution as an incumbent (None without one or when it uses an
@@ -295,8 +340,12 @@ class _Run:
             "pricing_enumerations": p.exhaustive,
             "pricing_unproven": p.gave_up,
             "pricing_by_pool": p.pool_rounds,
+            "pricing_partial": p.partial_rounds,
+            "pricing_partial_misses": p.partial_misses,
             "pool_columns": None if p.pool is None else len(p.pool),
             "pool_delta": None if p.pool is None else p.pool.delta / d.scale,
+            "heuristic_solutions": self.improved,
+            "heuristic_s": self.heuristic_s,
             "ryan_foster": self.decisions.ryan_foster,
             "column_branchings": self.decisions.on_columns,
             "columns_fixed": self.prop.fixed,

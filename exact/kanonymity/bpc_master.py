@@ -18,24 +18,28 @@ negative reduced cost that respect the node's branching decisions
 found breaks a decision or is already in the master (held at a bound by the branching), it
 enumerates every group of negative reduced cost and filters those; only an exhaustive search
 that finds none proves the node's master solved (``SUCCESS``); a capped one reports
-``DIDNOTRUN``, and SCIP then keeps the parent's bound for the node. The lattice pricing also
-gives the Lagrangian bound ``y·c + n min(0, least reduced cost per copy)`` (deletions and
-artificials included), valid for the node's master whatever its decisions. At the root it first
-prices a Wentges-smoothed point between the best such prices and SCIP's, and once the root is
-solved it builds the reduced-cost pool (:mod:`~anonratio.exact.kanonymity.bpc_pool`), which then
+``DIDNOTRUN``, and SCIP then keeps the parent's bound for the node. Over the lattice, a round
+first prices the lattice nodes that held negative groups in the last few sweeps (partial
+pricing: cheap, and it proves nothing when it finds none, so the full sweep follows then).
+The lattice pricing also gives the Lagrangian bound
+``y·c + n min(0, least reduced cost per copy)`` (deletions and artificials included), valid for
+the node's master whatever its decisions. At the root it first prices a Wentges-smoothed point
+between the best such prices and SCIP's, and once the root is solved it builds the reduced-cost
+pool (:mod:`~anonratio.exact.kanonymity.bpc_pool`), which then
 prices a node alone whenever it provably can.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from time import perf_counter
 
 import numpy as np
 from pyscipopt import SCIP_RESULT, Expr, Pricer
 
-from anonratio.exact.kanonymity.box_pricing import BoxLattice
+from anonratio.exact.kanonymity.box_pricing import BoxLattice, Priced
 from anonratio.exact.kanonymity.bpc_branching import Decisions, classes, compatible
-from anonratio.exact.kanonymity.bpc_pool import ReducedCostPool, build_pool
+from anonratio.exact.kanonymity.bpc_pool import SHRINK, ReducedCostPool, build_pool
 from anonratio.exact.kanonymity.columns import KAnonData, Timeout, enumerate_groups, incidence
 from anonratio.exact.kanonymity.incumbents import group_cost
 
@@ -50,6 +54,12 @@ MAX_ENUMERATED = 500_000
 
 #: the smoothing's weight of the center at each node's first pricing round (Wentges)
 ALPHA = 0.5
+
+#: a partial pricing sweeps the lattice nodes that held negative groups in this many last sweeps
+RECENT = 4
+
+#: ... at most this many of them
+PARTIAL_NODES = 400
 
 
 class MasterColumns:
@@ -188,11 +198,18 @@ class GroupPricer(Pricer):
         self.alpha, self._node = ALPHA, -1
         self.pool: ReducedCostPool | None = None
         self.pool_tried = False
+        #: called with the root's pool once it is built (the run's primal heuristic)
+        self.on_pool: Callable[[ReducedCostPool], None] | None = None
         self.pool_rounds = 0  # rounds the pool alone priced
         self.rounds = 0
         self.exhaustive = 0  # rounds that fell back on the filtered enumeration
         self.gave_up = 0  # rounds that could not prove their node's master solved
         self.seconds = 0.0
+        n_nodes = 0 if lattice is None else len(lattice.nodes)
+        self._hit = np.zeros(n_nodes, np.int64)  # the last sweep that found groups at each node
+        self._sweeps = 0
+        self.partial_rounds = 0  # rounds priced over the recent lattice nodes first
+        self.partial_misses = 0  # ... that found nothing there
 
     def pricerinit(self):
         self.master.transform()
@@ -234,11 +251,9 @@ class GroupPricer(Pricer):
                 self.pool_rounds += 1
                 return out
         if self.lattice is not None:
-            if self._smoothed(y, here, out):
+            if self._partial(y, here) or self._smoothed(y, here, out):
                 return out
-            priced = self.lattice.price(
-                y / d.scale, max_columns=self.max_new, tol=RC_TOL / d.scale, deadline=self.deadline
-            )
+            priced = self._sweep(y)
             if priced is None:
                 return {"result": SCIP_RESULT.DIDNOTRUN}
             members = priced.members
@@ -280,9 +295,19 @@ class GroupPricer(Pricer):
         if d.instance.row_deletion:
             s = min(s, float(np.min(d.del_coef - y)))
         pi0 = y + s
-        gap = self.model.getPrimalbound() - float(pi0 @ d.counts)
-        if np.isfinite(gap) and gap > 0:
-            self.pool = build_pool(d, self.lattice, pi0, gap, deadline=self.deadline)
+        lb0 = float(pi0 @ d.counts)
+        gap = self.model.getPrimalbound() - lb0
+        if not (np.isfinite(gap) and gap > 0):
+            return
+        self.pool = build_pool(d, self.lattice, pi0, gap, deadline=self.deadline)
+        if self.pool is None or self.on_pool is None:
+            return
+        self.on_pool(self.pool)  # may find a cheaper partition: then a pool may cover the gap
+        gap = self.model.getPrimalbound() - lb0
+        if self.pool.delta < gap < SHRINK * self.pool.delta:
+            wider = build_pool(d, self.lattice, pi0, gap, deadline=self.deadline)
+            if wider is not None and wider.delta > self.pool.delta:
+                self.pool = wider
 
     def _smoothed(self, y: np.ndarray, here, out: dict) -> bool:
         """Price at ``alpha * center + (1 − alpha) * y`` (Wentges); whether it found groups of
@@ -297,9 +322,7 @@ class GroupPricer(Pricer):
         d, lattice = self.master.d, self.lattice
         assert lattice is not None  # smoothing runs with the lattice pricing only
         point = self.alpha * self.center + (1 - self.alpha) * y
-        priced = lattice.price(
-            point / d.scale, max_columns=self.max_new, tol=RC_TOL / d.scale, deadline=self.deadline
-        )
+        priced = self._sweep(point)
         if priced is None:
             return False
         shift = min(0.0, d.scale * priced.shift)
@@ -312,6 +335,40 @@ class GroupPricer(Pricer):
         if self._take(priced.members, y, here):
             return True
         self.alpha = max(0.0, self.alpha - 0.25)
+        return False
+
+    def _sweep(self, y: np.ndarray, only: np.ndarray | None = None) -> Priced | None:
+        """The lattice pricing at ``y`` (objective units), over every lattice node or ``only``
+        those; the nodes where it found negative groups are remembered."""
+        d, lattice = self.master.d, self.lattice
+        assert lattice is not None
+        priced = lattice.price(
+            y / d.scale,
+            max_columns=self.max_new,
+            tol=RC_TOL / d.scale,
+            deadline=self.deadline,
+            only=only,
+        )
+        self._sweeps += 1
+        if priced is not None:
+            self._hit[priced.hits] = self._sweeps
+        return priced
+
+    def _partial(self, y: np.ndarray, here) -> bool:
+        """Price the lattice nodes that held negative groups in the last :data:`RECENT`
+        sweeps, most recent first (at most :data:`PARTIAL_NODES`); whether it added groups.
+        Finding none proves nothing: the full sweep follows."""
+        recent = np.flatnonzero(self._hit > self._sweeps - RECENT)
+        if not len(recent):
+            return False
+        recent = recent[np.argsort(-self._hit[recent], kind="stable")][:PARTIAL_NODES]
+        priced = self._sweep(y, np.sort(recent))
+        if priced is None:
+            return False
+        self.partial_rounds += 1
+        if self._take(priced.members, y, here):
+            return True
+        self.partial_misses += 1
         return False
 
     def _take(self, members: np.ndarray, y: np.ndarray, here) -> bool:

@@ -37,7 +37,7 @@ __all__ = ["ReducedCostPool", "build_pool", "POOL_MAX"]
 POOL_MAX = 300_000
 
 #: each enumeration the pool's cap stops is tried again with ``delta`` divided by this
-SHRINK = 4.0
+SHRINK = 2.0
 
 
 class ReducedCostPool:
@@ -65,10 +65,13 @@ class ReducedCostPool:
     def __len__(self) -> int:
         return len(self.cost)
 
+    def reduced_costs(self, y: np.ndarray) -> np.ndarray:
+        """The reduced cost of each of the pool's groups at ``y``."""
+        return self.cost - self._at @ y
+
     def negative(self, y: np.ndarray, tol: float) -> np.ndarray:
         """Indices of the pool's groups with reduced cost below ``-tol`` at ``y``."""
-        rc = self.cost - self._at @ y
-        return np.flatnonzero(rc < -tol)
+        return np.flatnonzero(self.reduced_costs(y) < -tol)
 
     def covers(self, y: np.ndarray, incumbent: float) -> bool:
         """Whether no group outside the pool can enter at ``y``: none has a negative reduced
