@@ -62,7 +62,7 @@ __all__ = ["flash", "flash_tags", "strategy_order", "FlashHistory"]
 ALGORITHM = "flash"
 
 #: how many frequency sets the history keeps
-HISTORY_SIZE = 256
+HISTORY_SIZE = 512
 
 #: a frequency set is kept only when it has at most this share of the rows of its source
 SHRINK = 0.8
@@ -74,7 +74,7 @@ ANCHOR_SHARE = 0.5
 ANCHOR_HEIGHT = 3
 
 #: how many recent nodes that lacked a small source are met with a new one
-ANCHOR_RECENT = 4
+ANCHOR_RECENT = 2
 
 SATISFIES, UNKNOWN, FAILS = 1, 0, -1
 
@@ -215,7 +215,7 @@ class _Flash:
             meet = np.minimum(node, other)
             if int(meet.sum()) > height:
                 best, height = meet, int(meet.sum())
-        self.recent = [*self.recent[1 - ANCHOR_RECENT :], node]
+        self.recent = [*self.recent, node][-ANCHOR_RECENT:]
         if best is None:
             return source
         anchor = self.lattice.rollup(self.attrs, best, self.history.below(best))
