@@ -24,7 +24,7 @@ kept as integer arrays of a bounded number of nodes (:class:`FlashHistory`, afte
 history of snapshots). A node whose predecessors were all tagged by prediction has no such set
 but the table's distinct rows; it first builds an *anchor*, the set of its highest meet with a
 recent node in the same case, which the nodes above both then roll up from (on UCI Adult with
-nine quasi-identifiers it replaces about 550 passes over the table's rows by about 115).
+nine quasi-identifiers it replaces about 550 passes over the table's rows by about 60).
 
 Once every node is tagged, the satisfying node that minimizes ``metric`` is found as Incognito
 finds it (:func:`~anonratio.solvers.kanonymity.lattice_search.best_node`):
@@ -335,8 +335,10 @@ def flash(
     Optimal among full-domain generalizations for the chosen metric; no guarantee for the
     partition cost. Worst case one check of ``O(u m)`` per node of the lattice
     (``prod_j (l_j + 1)`` nodes, at most
-    :data:`~anonratio.solvers.kanonymity.full_domain.MAX_NODES`); the binary search on paths and
-    the predictive tagging usually check a small fraction.
+    :data:`~anonratio.solvers.kanonymity.full_domain.MAX_NODES`), and at most one anchor of the
+    same cost per check; the binary search on paths and the predictive tagging usually check a
+    small fraction. Memory: the tags (a byte per node) and at most :data:`HISTORY_SIZE`
+    frequency sets, two integer arrays of at most ``u`` rows each.
     """
     t0 = time.perf_counter()
     check_choice("metric", metric, NODE_METRICS)
