@@ -131,9 +131,10 @@ def k_suppressed(
         limit = keep(small) if callable(keep) else (np.inf if keep else -1)
         if limit < 0:
             return small, None, None
-        classes = np.flatnonzero(full > 0)  # faster than testing the float counts themselves
-        if len(classes) > limit:
+        present = full > 0  # faster than testing the float counts themselves
+        if limit < np.inf and np.count_nonzero(present) > limit:
             return small, None, None
+        classes = np.flatnonzero(present)
         first = np.empty(bound, dtype=np.int64)  # a row of each class: any one serves
         first[key] = np.arange(len(key)) if rep is None else rep
         return small, first[classes], full[classes].astype(np.int64)
