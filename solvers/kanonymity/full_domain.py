@@ -372,8 +372,8 @@ class Lattice:
         self, attrs: Sequence[int], levels: Sequence[int] | np.ndarray, source: FrequencySet | None
     ) -> FrequencySet:
         """A frequency set of ``attrs`` at ``levels`` to roll others up from: the rows of
-        :meth:`frequency_set`, in an order of their own under ``k``-anonymity alone (counted as
-        :meth:`check` counts, not checked)."""
+        :meth:`frequency_set`, in an order of their own under ``k``-anonymity alone (built as
+        :meth:`check` builds a kept set; not counted among the checks)."""
         if self._k_only is None:
             return self.frequency_set(attrs, levels, source)
         checks = self.checks
