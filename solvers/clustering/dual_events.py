@@ -6,16 +6,22 @@ structure of all the pairs within the largest radius: each point's neighbour row
 
 * A cluster ``(v, d)`` opens at ``d + (setup - F) / u`` (``u`` unassigned potential members,
   ``F`` the fixed payments of frozen ones), or at once when idle points alone pay its setup;
-  always at a time ``>= d``. A heap holds one key per center, a lower bound on its earliest
-  opening; popping a key recomputes that center's earliest opening with a scan of its row, in
-  order of radius, that stops at the first radius beyond the best time found.
+  always at a time ``>= d``. A heap holds one live key per center, a lower bound on its
+  earliest opening (superseded entries are skipped); popping a key recomputes that center's
+  earliest opening with a scan of its row, in order of radius, that stops at the first radius
+  beyond the best time found.
 * A row complete below ``bound[v]`` decides the center alone when its best time is below the
   bound. Otherwise the clusters not listed have radius ``d >= bound[v]``; when that exceeds the
   current time ``t`` the frozen points (duals ``<= t``) pay them nothing, so such a cluster
   opens no earlier than ``d + setup(d) / U(d)``, ``U(d)`` its unassigned potential members,
   counted among the nearest unassigned points of a KD-tree of them (rebuilt as they freeze; a
   stale tree only lowers the bound). The key becomes that bound, and the row is lengthened
-  (its number of neighbours doubled) when the key comes up.
+  (its number of neighbours multiplied by 1.5) when the key comes up. A row complete only up
+  to ``t`` or less cannot decide its center, so the rows of the next heap entries in that case
+  are lengthened in the same batch.
+* Most first keys (the bounds of first rows that cannot decide their centers) come up once the
+  neighbourhood has mostly frozen; when one comes up, those of the next heap entries are
+  tightened together in one numpy pass (:mod:`.event_scan`), superseding their heap entries.
 * Opening a cluster kills its members; the rows of the points it kills and of the centers they
   touch are made complete up to ``t`` first (steps 7-12 of Procedure 1).
 
@@ -36,7 +42,12 @@ from scipy.spatial import cKDTree
 
 from anonratio.instances.clustering.metric import PointMetric
 from anonratio.solvers.clustering.dual_growth import TIME_TOL, growth_cap
-from anonratio.solvers.clustering.event_scan import MARGIN, scan_rows, unlisted_bounds
+from anonratio.solvers.clustering.event_scan import (
+    MARGIN,
+    scan_rows,
+    tightened_keys,
+    unlisted_bounds,
+)
 from anonratio.solvers.clustering.neighbour_rows import SLACK, RowStore
 
 __all__ = ["EventGrowth", "grow_duals_by_events"]
@@ -368,16 +379,10 @@ class _Events:
         self.kind[v] = kind
 
     def _tighten_first_keys(self) -> None:
-        """Tighten, in one pass, the first keys among the next :data:`REFRESH` heap entries.
-
-        A first key is the bound of a first row that could not decide its center; by the
-        time it comes up, the center's neighbourhood has mostly frozen and its earliest opening
-        is usually far later, often never. Here each center's listed clusters are scanned in
-        the current state (:func:`~.event_scan.scan_rows`, the numbers :meth:`_scan` computes)
-        and its unlisted ones bounded (:func:`~.event_scan.unlisted_bounds`); a center gets its
-        earliest opening when that decides it, or the larger lower bound, as :meth:`earliest`
-        would give it, without lengthening any row. Freezing only delays openings, so the new
-        keys stay lower bounds until they come up.
+        """Tighten, in one pass, the first keys among the next :data:`REFRESH` heap entries:
+        each center gets the key :meth:`earliest` would give it now, without lengthening its
+        row (:func:`~.event_scan.tightened_keys`), when larger. Freezing only delays openings,
+        so the keys stay lower bounds until they come up.
         """
         t, key_of, kind = self.t, self.key_of, self.kind
         ahead = [(k, c) for k, c in self.heap[:REFRESH] if kind[c] == _FIRST and key_of[c] == k]
@@ -388,18 +393,10 @@ class _Events:
         state = np.frombuffer(self.state, dtype=np.uint8)
         alpha = np.frombuffer(self.alpha, dtype=float)
         scan = scan_rows(self.rows, centers, state, alpha, (self.facility, self.lam), self.m, t)
-        best, bound = scan.best, self.rows.bound[centers]
-        reach = best * (1.0 + MARGIN)
-        exact = scan.decided | (reach < bound) | (bound == _INF)
-        new = np.where(exact, best, floors)
-        ask = np.flatnonzero(~exact & (bound > t))
-        if ask.size:
-            low = self._unlisted_bounds(centers[ask], bound[ask])
-            decide = (reach[ask] < low) | (low == _INF)
-            exact[ask[decide]] = True
-            new[ask[decide]] = best[ask[decide]]
-            later = ~decide & (low > floors[ask]) & (best[ask] > low)
-            new[ask[later]] = low[later]
+        bound = self.rows.bound[centers]
+        new, exact = tightened_keys(
+            scan, bound, floors, t, lambda at: self._unlisted_bounds(centers[at], bound[at])
+        )
         for c, key, done in zip(centers.tolist(), new.tolist(), exact.tolist(), strict=True):
             if done:
                 if key == _INF:  # no cluster of it can ever open

@@ -5,14 +5,15 @@
 up it tightens those of the next heap entries together. :func:`scan_rows` computes the earliest
 openings of a batch of centers in one numpy pass over their neighbour rows (padded to a
 rectangle), and :func:`unlisted_bounds` bounds the clusters beyond the rows from the nearest
-unassigned points. Both do, entry by entry,
-the floating-point operations of the one-center pass of :mod:`.dual_growth`, in the same order:
-the payments are a running sum (``cumsum`` along a row is a sequential sum) of the duals of the
-tight frozen points entering minus those leaving, so the times are the same numbers.
+unassigned points. Both do, entry by entry, the floating-point operations
+of the one-center pass of :mod:`.dual_growth`, in the same order: the payments are a running
+sum (``cumsum`` along a row is a sequential sum) of the duals of the tight frozen points
+entering minus those leaving, so the times are the same numbers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +21,7 @@ import numpy as np
 from anonratio.solvers.clustering.dual_growth import TIME_TOL
 from anonratio.solvers.clustering.neighbour_rows import RowStore
 
-__all__ = ["MARGIN", "Scan", "scan_rows", "row_positions", "unlisted_bounds"]
+__all__ = ["MARGIN", "Scan", "scan_rows", "row_positions", "tightened_keys", "unlisted_bounds"]
 
 #: a radius this much (relatively) beyond the best time cannot beat it (float noise in payments)
 MARGIN = 1e-9
@@ -37,14 +38,12 @@ _UNASSIGNED = 0
 @dataclass(frozen=True)
 class Scan:
     """Per center of a batch: ``best`` (earliest opening ``>= t`` over its listed live
-    clusters, ``inf`` when none), ``k`` (its row position, ``-1`` when none), ``decided``
-    (a listed radius beyond ``best`` was reached, so no longer radius can beat it) and
-    ``reach`` (the largest radius the pass read: nothing farther from the center counts)."""
+    clusters, ``inf`` when none), ``k`` (its row position, ``-1`` when none) and ``decided``
+    (a listed radius beyond ``best`` was reached, so no longer radius can beat it)."""
 
     best: np.ndarray
     k: np.ndarray
     decided: np.ndarray
-    reach: np.ndarray
 
 
 def scan_rows(
@@ -87,7 +86,6 @@ def scan_rows(
     best = np.full(centers.size, np.inf)
     where = np.full(centers.size, -1, dtype=np.int64)
     decided = np.zeros(centers.size, dtype=bool)
-    reach = np.zeros(centers.size)
     order = np.argsort(lens, kind="stable")
     widths = np.maximum(lens[order], 1)
     lo = 0
@@ -96,9 +94,9 @@ def scan_rows(
         hi = lo + max(int(np.count_nonzero(fits)), 1)  # widths ascend: a prefix fits
         sel = order[lo:hi]
         out = _scan_block(rows, centers[sel], int(widths[hi - 1]), state, alpha, setup, m, t)
-        best[sel], where[sel], decided[sel], reach[sel] = out
+        best[sel], where[sel], decided[sel] = out
         lo = hi
-    return Scan(best, where, decided, reach)
+    return Scan(best, where, decided)
 
 
 def _scan_block(
@@ -110,7 +108,7 @@ def _scan_block(
     setup: tuple[np.ndarray, float],
     m: int,
     t: float,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     nbr, dst, shut, valid = rows.padded(centers, width)
     count, cols = centers.size, np.arange(width)
     frozen = state[nbr] != _UNASSIGNED
@@ -152,8 +150,7 @@ def _scan_block(
     rowid = np.arange(count)
     best = times[rowid, k]
     k[best == np.inf] = -1
-    read = np.minimum(cut, rows.length[centers]) - 1  # the last position read
-    return best, k, decided, dst[rowid, np.maximum(read, 0)]
+    return best, k, decided
 
 
 def row_positions(
@@ -201,3 +198,44 @@ def unlisted_bounds(near: np.ndarray, bound: np.ndarray, f: np.ndarray, lam: flo
     with np.errstate(invalid="ignore"):
         terms = np.where(d == np.inf, np.inf, d + (f[:, None] + lam * d) / j)  # 0 x inf: nan
     return np.minimum(np.maximum(bound, near[:, -1]), terms.min(axis=1))
+
+
+def tightened_keys(
+    scan: Scan,
+    bound: np.ndarray,
+    floors: np.ndarray,
+    t: float,
+    unlisted: Callable[[np.ndarray], np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(key, exact)`` per center of ``scan``: its earliest opening (``exact``) when its row
+    decides it, alone or with the bound beyond it, else the larger of its key (``floors``)
+    and that bound, as the one-center pass of :mod:`.dual_events` would find, without
+    lengthening any row.
+
+    Parameters
+    ----------
+    scan : Scan
+        The pass over the centers' rows in the current state.
+    bound : ndarray
+        The rows' bounds (complete below).
+    floors : ndarray
+        The centers' keys (``>= t``).
+    t : float
+        The current time.
+    unlisted : callable
+        ``unlisted(at)``: the lower bounds beyond the rows of the centers at positions ``at``
+        (rows complete beyond ``t``, :func:`unlisted_bounds`).
+    """
+    best = scan.best
+    reach = best * (1.0 + MARGIN)
+    exact = scan.decided | (reach < bound) | (bound == np.inf)
+    new = np.where(exact, best, floors)
+    ask = np.flatnonzero(~exact & (bound > t))
+    if ask.size:
+        low = unlisted(ask)
+        decide = (reach[ask] < low) | (low == np.inf)
+        exact[ask[decide]] = True
+        new[ask[decide]] = best[ask[decide]]
+        later = ~decide & (low > floors[ask]) & (best[ask] > low)
+        new[ask[later]] = low[later]
+    return new, exact

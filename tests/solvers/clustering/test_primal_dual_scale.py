@@ -287,3 +287,14 @@ def test_first_keys_tightened_in_batches_save_pops(monkeypatch):
     monkeypatch.setattr(dual_events, "REFRESH", 0)
     _, alone = assert_same_growth(inst.distances, inst.facility)
     assert tightened.stale_pops < 0.8 * alone.stale_pops
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_same_clusters_as_all_pairs_growth_where_rows_are_lengthened_and_keys_tightened(seed):
+    """Uniform points whose first rows rarely decide a center (rows lengthened in batches,
+    first keys tightened together), with and without a cost per unit of radius."""
+    rng = np.random.default_rng(100 + seed)
+    n = 1500
+    inst = CellularInstance(rng.random((n, 2)), rng.random(n) * (0.3 if seed % 2 else 1.0))
+    _, new = assert_same_growth(inst.distances, inst.facility, lam=float(seed % 3), m=1 + seed % 4)
+    assert new.events > 1
