@@ -340,6 +340,7 @@ class _Run:
             "pricing_enumerations": p.exhaustive,
             "pricing_unproven": p.gave_up,
             "pricing_by_pool": p.pool_rounds,
+            "pool_narrowed": p.narrowed,
             "pricing_partial": p.partial_rounds,
             "pricing_partial_misses": p.partial_misses,
             "pool_columns": None if p.pool is None else len(p.pool),

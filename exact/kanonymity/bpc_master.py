@@ -61,6 +61,12 @@ RECENT = 4
 #: ... at most this many of them
 PARTIAL_NODES = 400
 
+#: a node narrows its subtree's pool only to this share of its own at most
+NARROW_KEEP = 0.8
+
+#: pool indices kept for narrowed subtrees at most (all are forgotten beyond)
+NARROW_STORED = 20_000_000
+
 
 class MasterColumns:
     """The rows and columns of the master (see the module docstring).
@@ -210,6 +216,9 @@ class GroupPricer(Pricer):
         self._sweeps = 0
         self.partial_rounds = 0  # rounds priced over the recent lattice nodes first
         self.partial_misses = 0  # ... that found nothing there
+        self._subsets: dict[int, np.ndarray] = {}  # node number -> its subtree's pool groups
+        self._stored = 0
+        self.narrowed = 0  # nodes that narrowed the pool for their subtree
 
     def pricerinit(self):
         self.master.transform()
@@ -244,11 +253,14 @@ class GroupPricer(Pricer):
         y = master.prices()
         out: dict = {"result": SCIP_RESULT.SUCCESS}
         if self.pool is not None:
-            pool = self.pool
-            if self._take(pool.members[pool.negative(y, RC_TOL)], y, here) or pool.covers(
-                y, self.model.getPrimalbound()
-            ):
+            pool, node = self.pool, self.model.getCurrentNode()
+            among = self._narrowed(node)
+            if self._take(pool.members[pool.negative(y, RC_TOL, among)], y, here):
                 self.pool_rounds += 1
+                return out
+            if pool.covers(y, self.model.getPrimalbound()):
+                self.pool_rounds += 1
+                self._narrow(node, y, among)
                 return out
         if self.lattice is not None:
             if self._partial(y, here) or self._smoothed(y, here, out):
@@ -285,6 +297,40 @@ class GroupPricer(Pricer):
             return out
         self.gave_up += 1
         return {"result": SCIP_RESULT.DIDNOTRUN}
+
+    def _narrowed(self, node) -> np.ndarray | None:
+        """The pool's groups that may still be in a partition cheaper than the incumbent below
+        the nearest ancestor of ``node`` (itself included) that narrowed them; None: all."""
+        while node is not None:
+            found = self._subsets.get(node.getNumber())
+            if found is not None:
+                return found
+            node = node.getParent()
+        return None
+
+    def _narrow(self, node, y: np.ndarray, among: np.ndarray | None) -> None:
+        """Once the node's master is solved at ``y`` (its value ``y·c``: no column sits at a
+        positive lower bound), keep for its subtree the pool's groups of reduced cost at most
+        ``T − y·c``, ``T`` the most a partition still worth finding costs (the incumbent's cost,
+        less one unit for integral costs): every other column of the subtree has a reduced cost
+        of at least 0, so a partition using a group beyond that costs more than ``T``."""
+        master, d, pool = self.master, self.master.d, self.pool
+        assert pool is not None
+        if any(v.getLbLocal() > 0.5 for v in master.group_vars):
+            return
+        target = self.model.getPrimalbound() - (1.0 if d.integral else 0.0)
+        room = target - float(y @ d.counts)
+        room += 1e-6 * float(d.counts.sum()) + 1e-9 * max(1.0, abs(target))
+        index = np.arange(len(pool)) if among is None else among
+        keep = index[pool.reduced_costs(y, index) <= room]
+        if len(keep) > NARROW_KEEP * len(index):
+            return
+        if self._stored + len(keep) > NARROW_STORED:  # forget them all: the pool is still valid
+            self._subsets.clear()
+            self._stored = 0
+        self._subsets[node.getNumber()] = keep.astype(np.int32)
+        self._stored += len(keep)
+        self.narrowed += 1
 
     def _build_pool(self, y: np.ndarray, shift: float) -> None:
         """The root's pool (:mod:`~anonratio.exact.kanonymity.bpc_pool`) at the root's prices

@@ -65,13 +65,17 @@ class ReducedCostPool:
     def __len__(self) -> int:
         return len(self.cost)
 
-    def reduced_costs(self, y: np.ndarray) -> np.ndarray:
-        """The reduced cost of each of the pool's groups at ``y``."""
-        return self.cost - self._at @ y
+    def reduced_costs(self, y: np.ndarray, among: np.ndarray | None = None) -> np.ndarray:
+        """The reduced cost at ``y`` of each of the pool's groups (or of those ``among``)."""
+        if among is None:
+            return self.cost - self._at @ y
+        return self.cost[among] - self._at[among] @ y
 
-    def negative(self, y: np.ndarray, tol: float) -> np.ndarray:
-        """Indices of the pool's groups with reduced cost below ``-tol`` at ``y``."""
-        return np.flatnonzero(self.reduced_costs(y) < -tol)
+    def negative(self, y: np.ndarray, tol: float, among: np.ndarray | None = None) -> np.ndarray:
+        """Indices of the pool's groups (of those ``among``) with reduced cost below ``-tol``
+        at ``y``."""
+        neg = np.flatnonzero(self.reduced_costs(y, among) < -tol)
+        return neg if among is None else among[neg]
 
     def covers(self, y: np.ndarray, incumbent: float) -> bool:
         """Whether no group outside the pool can enter at ``y``: none has a negative reduced

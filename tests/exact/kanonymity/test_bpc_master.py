@@ -1,5 +1,6 @@
 """kanon-bpc's pricer: the partial lattice pricing over the nodes that last held negative
-groups, and the primal heuristic and partial pricing at work in a run."""
+groups, and the primal heuristic, partial pricing and the pool narrowed by node at work in a
+run."""
 
 import numpy as np
 import pytest
@@ -34,8 +35,9 @@ def test_pricing_a_subset_of_the_lattice():
 
 
 @pytest.mark.parametrize("seed", [0, 2])
-def test_heuristic_and_partial_pricing_in_a_run(monkeypatch, seed):
-    # a weak start (no hint, a greedy partition) on the lattice path: the heuristic improves it
+def test_heuristic_partial_pricing_and_narrowing_in_a_run(monkeypatch, seed):
+    # a weak start (no hint, a greedy partition) on the lattice path: the heuristic improves it;
+    # the tree's nodes narrow the pool for their subtrees and the optimum is still proven
     monkeypatch.setattr(bpc, "LATTICE_MIN_UNIQUE", 0)
     instance, _ = generate("kanon-random", seed=seed, n=24, m=3, k=3)
     sol = solve_bpc(instance, time_limit=120)
@@ -45,3 +47,4 @@ def test_heuristic_and_partial_pricing_in_a_run(monkeypatch, seed):
     info = sol.info
     assert info["pricer"] == "lattice" and info["pricing_partial"] > 0
     assert info["start_cost"] > optimum and info["heuristic_solutions"] == 1
+    assert info["nodes"] > 1 and info["pool_narrowed"] > 0
