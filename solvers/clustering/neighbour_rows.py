@@ -97,8 +97,8 @@ class RowStore:
     # -----------------------------------------------------------------------------------------
     def view(self, v: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(neighbours, distances, shut)`` of row ``v`` (views: marks written through)."""
-        c, s = divmod(int(self.start[v]), self.chunk)
-        e = s + int(self.length[v])
+        c, s = divmod(self.start.item(v), self.chunk)
+        e = s + self.length.item(v)
         return self.nbrs[c][s:e], self.dsts[c][s:e], self.shuts[c][s:e]
 
     def row(self, v: int) -> tuple[np.ndarray, np.ndarray]:
