@@ -264,7 +264,9 @@ class _Events:
         A query point's distances do not depend on the other points of its batch, so asking
         ahead only saves the per-query overhead."""
         near, bound = self._near, self.rows.bound
-        ahead = np.array([c for _, c in self.heap[:NEAR_BATCH]], dtype=np.int64)
+        key_of = self.key_of
+        ahead = [c for k, c in self.heap[:NEAR_BATCH] if key_of[c] == k]  # live entries
+        ahead = np.array(ahead, dtype=np.int64)
         b = bound[ahead]
         ahead = ahead[(b > self.t) & (b < _INF)].tolist()
         ask = list(dict.fromkeys([v, *(c for c in ahead if c not in near)]))
@@ -299,8 +301,8 @@ class _Events:
         of the first :data:`AHEAD` heap entries (the next to come up) that are complete only
         below the current time: their pops would lengthen them one by one (past their keys),
         as no row that stops at or below ``t`` can decide a center."""
-        t = self.t
-        ahead = self.heap[:AHEAD]
+        t, key_of = self.t, self.key_of
+        ahead = [(k, c) for k, c in self.heap[:AHEAD] if key_of[c] == k and c != v]  # live
         centers = np.array([c for _, c in ahead], dtype=np.int64)
         due = self.rows.bound[centers] <= t
         floors = np.array([key for key, _ in ahead])[due]

@@ -37,6 +37,9 @@ COMPACT = 1.5
 #: factor by which a lengthened row multiplies its number of neighbours
 GROWTH = 1.5
 
+#: margin on the neighbours a row's density so far puts within a radius it must reach
+REACH = 1.2
+
 
 def ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """The concatenation of ``arange(s, e)`` over the pairs (empty ranges allowed)."""
@@ -193,8 +196,12 @@ class RowStore:
 
     def ensure_each(self, rows: np.ndarray, radii: np.ndarray) -> None:
         """Lengthen each row ``rows[i]`` (distinct) until it is complete beyond ``radii[i]``,
-        each by the steps :meth:`ensure_one` takes alone, the rows at the same step in one
-        batch."""
+        the rows asking the tree for the same number of neighbours in one batch.
+
+        A row asks for :data:`GROWTH` times its last number at least, and for as many as its
+        density so far (``length / bound ** dim``) puts within the radius, rounded up to the
+        next number of the steps of :meth:`ensure_one` (so few batches): a row that must reach
+        far gets there in one or two queries rather than one per step."""
         rows = np.asarray(rows, dtype=np.int64)
         radii = np.asarray(radii, dtype=float)
         todo = self.bound[rows] <= radii
@@ -203,8 +210,7 @@ class RowStore:
             if self.metric.tree is None:
                 self.ensure(rows, float(radii.min()))
             else:
-                grown = (GROWTH * self.asked[rows]).astype(np.int64)
-                k = np.minimum(self.n, np.maximum(grown, START_NEIGHBOURS))
+                k = self._steps(rows, radii)
                 for size in np.unique(k).tolist():
                     group = rows[k == size]
                     for lo in range(0, group.size, QUERY_ROWS):
@@ -214,6 +220,20 @@ class RowStore:
                     self._compact()
             left = (self.bound[rows] <= radii) & (self.bound[rows] < np.inf)
             rows, radii = rows[left], radii[left]
+
+    def _steps(self, rows: np.ndarray, radii: np.ndarray) -> np.ndarray:
+        """Per row (KD-tree metrics), the number of neighbours :meth:`ensure_each` asks for."""
+        grown = np.maximum((GROWTH * self.asked[rows]).astype(np.int64), START_NEIGHBOURS)
+        bound = self.bound[rows]
+        dim = self.metric.points.shape[1]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            dense = self.length[rows] * (radii / bound) ** dim * REACH
+        need = np.where(bound > 0, np.minimum(dense, self.n), self.n)
+        steps = [START_NEIGHBOURS]
+        while steps[-1] < self.n:
+            steps.append(int(GROWTH * steps[-1]))
+        at = np.minimum(np.searchsorted(steps, need), len(steps) - 1)
+        return np.minimum(self.n, np.maximum(grown, np.asarray(steps)[at]))
 
     # -----------------------------------------------------------------------------------------
     def _candidates(self, rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -176,31 +176,43 @@ def test_one_row_lengthened_alone_as_in_a_batch(metric):
 
 
 @pytest.mark.parametrize("metric", ["euclidean", "manhattan", "hamming"])
-def test_rows_lengthened_together_as_one_by_one(metric):
-    """ensure_each writes, in batches, the rows, bounds and shut marks ensure_one writes for
-    each row alone, past each row's own radius (rows already long enough are left alone)."""
+def test_rows_lengthened_together_stay_complete_in_fewer_steps(metric):
+    """ensure_each makes each row complete beyond its own radius (every point below its bound,
+    nearest first, ties by index, shut marks of its old prefix kept; rows long enough left
+    alone), in fewer steps than ensure_one takes for a row that must reach far."""
     rng = np.random.default_rng(12)
-    pts = (
-        np.round(rng.random((400, 2)) * 9) / 9
-        if metric != "hamming"
-        else rng.integers(0, 3, (400, 3))
-    )
-    stores = [RowStore(PointMetric(pts, metric), t_max=0.8, min_len=1) for _ in range(2)]
+    if metric == "hamming":
+        pts = rng.integers(0, 3, (400, 3))
+    else:
+        pts = np.round(rng.random((400, 2)) * 9) / 9
+    metric_ = PointMetric(pts, metric)
+    stores = [RowStore(metric_, t_max=0.8, min_len=1) for _ in range(2)]
+    marks = {}
     for rows in stores:
-        rows.ensure(np.array([5]), 0.1)  # rows of different lengths: different steps
+        rows.ensure(np.array([5]), 0.1)  # rows of different lengths
         for v in (3, 5, 50):
-            rows.view(v)[2][: int(rows.length[v]) // 2] = True  # shut marks carry over
+            rows.view(v)[2][: int(rows.length[v]) // 2] = True
+            marks[v] = rows.view(v)[2].tolist()
+    before = stores[0].view(9)[0].tolist()
     centers, radii = np.array([3, 5, 50, 7, 9]), np.array([0.05, 0.3, 0.4, 5.0, 0.0])
     stores[0].ensure_each(centers, radii)
     for v, radius in zip(centers.tolist(), radii.tolist(), strict=True):
         stores[1].ensure_one(v, radius)
-    a, b = stores
-    assert np.all((a.bound[centers] > radii) | (a.bound[centers] == np.inf))
-    for v in range(400):
-        assert a.bound[v] == b.bound[v] and a.asked[v] == b.asked[v]
-        for x, y in zip(a.view(v), b.view(v), strict=True):
-            assert x.tolist() == y.tolist()
-    assert a.extensions == b.extensions
+    rows = stores[0]
+    assert np.all((rows.bound[centers] > radii) | (rows.bound[centers] == np.inf))
+    for v in centers.tolist():
+        nbr, dst = rows.row(v)
+        full = metric_.pairs(v, np.arange(400))
+        listed = np.flatnonzero((full < rows.bound[v]) & (full <= 0.8))
+        order = listed[np.lexsort((listed, full[listed]))]
+        assert nbr.tolist() == order.tolist() and dst.tolist() == full[order].tolist()
+        if v in marks:
+            shut = rows.view(v)[2]
+            assert shut[: len(marks[v])].tolist() == marks[v] and not shut[len(marks[v]) :].any()
+    assert rows.view(9)[0].tolist() == before  # radius 0: long enough already
+    assert rows.extensions <= stores[1].extensions
+    if metric == "euclidean":  # row 7 reaches t_max: the density of its row jumps there
+        assert rows.extensions < stores[1].extensions
 
 
 def test_cap_reads_only_the_rows_last_distances(monkeypatch):
