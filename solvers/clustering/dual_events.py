@@ -44,6 +44,7 @@ from anonratio.instances.clustering.metric import PointMetric
 from anonratio.solvers.clustering.dual_growth import TIME_TOL, growth_cap
 from anonratio.solvers.clustering.event_scan import (
     MARGIN,
+    first_keys,
     scan_rows,
     tightened_keys,
     unlisted_bounds,
@@ -131,25 +132,12 @@ class _Events:
         self.heap = self._initial_keys(facility)
 
     def _initial_keys(self, facility: np.ndarray) -> list[tuple[float, int]]:
-        """Per center the earliest opening with every point unassigned and nothing paid
-        (``d + setup / count``), or its row's bound when the row cannot decide."""
-        rows = self.rows
+        """The heap of the first keys (:func:`~.event_scan.first_keys`), a slice of rows at a
+        time."""
         heap: list[tuple[float, int]] = []
         for lo in range(0, self.n, KEY_ROWS):
             v = np.arange(lo, min(lo + KEY_ROWS, self.n))
-            lens, d = rows.distances(v)
-            ptr = np.concatenate(([0], np.cumsum(lens)))
-            row = np.repeat(v, lens)
-            pos = np.arange(d.size) - np.repeat(ptr[:-1], lens)
-            last = np.ones(d.size, dtype=bool)  # the last entry of a tie group = a cluster
-            last[:-1] = d[1:] != d[:-1]
-            last[ptr[1:] - 1] = True
-            cluster = last & (pos + 1 >= self.m)
-            times = np.where(cluster, d + (facility[row] + self.lam * d) / (pos + 1), np.inf)
-            best = np.minimum.reduceat(times, ptr[:-1])
-            bound = rows.bound[v]
-            decided = best * (1 + MARGIN) < bound
-            keys = np.where(decided, best, np.minimum(best, bound))
+            keys, decided = first_keys(self.rows, v, (facility, self.lam), self.m)
             heap += [(k, c) for c, k in zip(v.tolist(), keys.tolist(), strict=True) if k < _INF]
             self.key_of[lo : lo + v.size] = keys.tolist()
             kinds = np.where(decided, _EXACT, _FIRST).astype(np.uint8)
@@ -297,10 +285,9 @@ class _Events:
             self._lengthen(v, target)
 
     def _lengthen(self, v: int, target: float) -> None:
-        """Lengthen row ``v`` past ``target`` and, in the same batch, the rows of the centers
-        of the first :data:`AHEAD` heap entries (the next to come up) that are complete only
-        below the current time: their pops would lengthen them one by one (past their keys),
-        as no row that stops at or below ``t`` can decide a center."""
+        """Lengthen row ``v`` past ``target`` and, in the same batch, the rows of the centers of
+        the first :data:`AHEAD` live heap entries that stop at or below the time ``t``: no such
+        row can decide its center, so its pop would lengthen it past its key."""
         t, key_of = self.t, self.key_of
         ahead = [(k, c) for k, c in self.heap[:AHEAD] if key_of[c] == k and c != v]  # live
         centers = np.array([c for _, c in ahead], dtype=np.int64)

@@ -21,7 +21,15 @@ import numpy as np
 from anonratio.solvers.clustering.dual_growth import TIME_TOL
 from anonratio.solvers.clustering.neighbour_rows import RowStore
 
-__all__ = ["MARGIN", "Scan", "scan_rows", "row_positions", "tightened_keys", "unlisted_bounds"]
+__all__ = [
+    "MARGIN",
+    "Scan",
+    "first_keys",
+    "scan_rows",
+    "row_positions",
+    "tightened_keys",
+    "unlisted_bounds",
+]
 
 #: a radius this much (relatively) beyond the best time cannot beat it (float noise in payments)
 MARGIN = 1e-9
@@ -239,3 +247,25 @@ def tightened_keys(
         later = ~decide & (low > floors[ask]) & (best[ask] > low)
         new[ask[later]] = low[later]
     return new, exact
+
+
+def first_keys(
+    rows: RowStore, centers: np.ndarray, setup: tuple[np.ndarray, float], m: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(key, decided)`` per center before any event: the earliest opening with every point
+    unassigned and nothing paid (``d + setup / count``) when its row decides it, else the
+    smaller of that and the row's bound (a lower bound)."""
+    f, lam = setup
+    lens, d = rows.distances(centers)
+    ptr = np.concatenate(([0], np.cumsum(lens)))
+    row = np.repeat(centers, lens)
+    pos = np.arange(d.size) - np.repeat(ptr[:-1], lens)
+    last = np.ones(d.size, dtype=bool)  # the last entry of a tie group = a cluster
+    last[:-1] = d[1:] != d[:-1]
+    last[ptr[1:] - 1] = True
+    cluster = last & (pos + 1 >= m)
+    times = np.where(cluster, d + (f[row] + lam * d) / (pos + 1), np.inf)
+    best = np.minimum.reduceat(times, ptr[:-1])
+    bound = rows.bound[centers]
+    decided = best * (1 + MARGIN) < bound
+    return np.where(decided, best, np.minimum(best, bound)), decided
