@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 from anonratio.exact.kanonymity.columns import Columns, KAnonData, incidence
 from anonratio.exact.kanonymity.incumbents import Incumbent
-from anonratio.exact.options import seconds_left
+from anonratio.exact.options import seconds_left, work_limits
 
 __all__ = ["restricted_partition", "HEURISTIC_COLUMNS", "HEURISTIC_SHARE"]
 
@@ -49,7 +49,8 @@ def restricted_partition(
     start : Incumbent
         A partition given to HiGHS as its first solution; the result costs less.
     deadline : float
-        A ``perf_counter`` reading: HiGHS stops there with its best partition.
+        A ``perf_counter`` reading: HiGHS stops there with its best partition, or after the
+        branch-and-bound nodes of an enclosing :func:`~anonratio.exact.options.work_limit`.
     seed : int
         HiGHS's ``random_seed``.
     """
@@ -85,6 +86,9 @@ def restricted_partition(
     h.setOptionValue("threads", 1)
     h.setOptionValue("random_seed", int(seed))
     h.setOptionValue("time_limit", seconds_left(deadline))
+    nodes = work_limits()[1]
+    if nodes is not None:
+        h.setOptionValue("mip_max_nodes", int(nodes))
     h.passModel(lp)
     sol = highspy.HighsSolution()
     where = {row.tobytes(): g for g, row in enumerate(members)}
