@@ -253,10 +253,9 @@ class _Events:
         ahead only saves the per-query overhead."""
         near, bound = self._near, self.rows.bound
         key_of = self.key_of
-        ahead = [c for k, c in self.heap[:NEAR_BATCH] if key_of[c] == k]  # live entries
-        ahead = np.array(ahead, dtype=np.int64)
-        b = bound[ahead]
-        ahead = ahead[(b > self.t) & (b < _INF)].tolist()
+        live = np.array([c for k, c in self.heap[:NEAR_BATCH] if key_of[c] == k], dtype=np.int64)
+        b = bound[live]
+        ahead: list[int] = live[(b > self.t) & (b < _INF)].tolist()
         ask = list(dict.fromkeys([v, *(c for c in ahead if c not in near)]))
         k = min(UNASSIGNED_K, tree.n)
         dist, _ = tree.query(self.metric.points[ask], k=k, p=self.metric.p)

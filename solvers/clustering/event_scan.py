@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -158,11 +159,15 @@ def _scan_block(
     rowid = np.arange(count)
     best = times[rowid, k]
     k[best == np.inf] = -1
-    return best, k, decided
+    return best, k, np.asarray(decided)
 
 
 def row_positions(
-    dst: np.ndarray, valid: np.ndarray, r_q: np.ndarray, x_q: np.ndarray, side: str = "right"
+    dst: np.ndarray,
+    valid: np.ndarray,
+    r_q: np.ndarray,
+    x_q: np.ndarray,
+    side: Literal["left", "right"] = "right",
 ) -> np.ndarray:
     """Per query ``q``, the number of entries of row ``r_q[q]`` of the padded sorted rows
     ``dst`` at distance ``<= x_q[q]`` (``side="right"``) or ``< x_q[q]`` (``"left"``): exact
