@@ -16,7 +16,7 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
-from anonratio.exact.kanonymity.columns import Columns, KAnonData, incidence
+from anonratio.exact.kanonymity.columns import Columns, KAnonData
 from anonratio.exact.kanonymity.incumbents import Incumbent
 from anonratio.exact.options import seconds_left, work_limits
 
@@ -55,25 +55,24 @@ def restricted_partition(
         HiGHS's ``random_seed``.
     """
     own = np.asarray(start.columns.members, np.int64)
-    members = np.concatenate([own, np.asarray(members, np.int64)])
-    cost = np.concatenate([np.asarray(start.columns.cost, float), cost])
-    members, first = np.unique(members, axis=0, return_index=True)
-    cost = cost[first]
+    candidates = Columns(np.asarray(members, np.int64), np.asarray(cost, float))
+    groups = Columns.concat([start.columns, candidates], own.shape[1])
+    members, cost = groups.members, groups.cost
     n, u = len(members), d.u
-    a = incidence(members, u)
+    a = groups.incidence(u)
+    zmax = groups.zmax(a, d.counts)  # z_G <= c_i / mult_G(i) for each member i
     deletion = d.instance.row_deletion
-    if deletion:  # one deletion column per record
+    if deletion:  # one deletion column per record, at most c_i deletions of record i
         a = sp.hstack([a, sp.identity(u, format="csr")]).tocsr()
         cost = np.concatenate([cost, np.full(u, d.del_coef)])
+        zmax = np.concatenate([zmax, d.counts])
     a = a.tocsc()
     counts = d.counts.astype(float)
-    # z_G <= c_i / mult_G(i) for each member i: the least over the column's entries
-    zmax = np.minimum.reduceat(counts[a.indices] / a.data, a.indptr[:-1])
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = len(cost), u
     lp.col_cost_ = cost
     lp.col_lower_ = np.zeros(len(cost))
-    lp.col_upper_ = np.floor(zmax + 1e-9)
+    lp.col_upper_ = zmax.astype(float)
     lp.row_lower_ = counts
     lp.row_upper_ = counts
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
