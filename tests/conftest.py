@@ -40,6 +40,15 @@ def proof():
     )
 
 
+@pytest.fixture(scope="module")
+def proof_budget(proof):
+    """The proof's work budget around a whole test module (``pytestmark =
+    pytest.mark.usefixtures("proof_budget")``): every solve in it that must prove its optimum is
+    bounded by work, its wall clock ``proof.time_limit``."""
+    with proof.work():
+        yield
+
+
 def pytest_report_header(config: pytest.Config) -> str:
     versions = []
     for name in _REPORTED:

@@ -12,13 +12,8 @@ from anonratio.exact.kanonymity.bpc import solve_bpc
 from anonratio.exact.options import work_limit
 from anonratio.instances import KAnonymityInstance, Table, lower_bound, verify
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _proof_budget(proof):
-    """Every solve here that must prove its optimum gets the proof's work budget (its wall clock
-    is ``proof.time_limit``), so the verdict does not depend on the machine's load."""
-    with proof.work():
-        yield
+#: every solve here that must prove its optimum runs on the proof's work budget
+pytestmark = pytest.mark.usefixtures("proof_budget")
 
 
 SEEDS = st.integers(0, 2**32 - 1)

@@ -11,13 +11,8 @@ from anonratio.exact.kanonymity.columns import prepare
 from anonratio.exact.kanonymity.incumbents import decode, greedy_incumbent, hint_incumbent
 from anonratio.instances import verify
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _proof_budget(proof):
-    """Every solve here that must prove its optimum gets the proof's work budget (its wall clock
-    is ``proof.time_limit``), so the verdict does not depend on the machine's load."""
-    with proof.work():
-        yield
+#: every solve here that must prove its optimum runs on the proof's work budget
+pytestmark = pytest.mark.usefixtures("proof_budget")
 
 
 @pytest.mark.parametrize(("seed", "row_deletion"), [(2, False), (3, True)])
